@@ -1,0 +1,65 @@
+"""The ``ragbot`` command line.
+
+Each subcommand lives in its own module under ``bot.cli`` with a
+``register(subparsers)`` that adds its parser and sets ``handler(args, ctx) -> int``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+import structlog
+
+from bot.logging_setup import configure_logging
+from bot.settings import Settings
+
+# Order here is the order in `ragbot --help`.
+COMMAND_MODULES = [
+    "ingest",
+    "search",
+    "kb",
+    "reindex",
+    "db",
+]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="ragbot",
+        description="Agentic RAG knowledge-base bot: ingest documents, search, ask, chat, "
+        "evaluate, and serve Slack.",
+    )
+    parser.add_argument("--log-level", default=None, help="DEBUG, INFO, WARNING (default INFO)")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name in COMMAND_MODULES:
+        importlib.import_module(f"bot.cli.{name}").register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    from bot.context import AppContext
+    from store.errors import StoreError
+
+    args = build_parser().parse_args(argv)
+    settings = Settings()
+    configure_logging(args.log_level or settings.log_level, settings.log_format)
+    ctx = AppContext(settings)
+    try:
+        return int(args.handler(args, ctx))
+    except StoreError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except Exception:
+        structlog.get_logger("ragbot").exception("command_failed", command=args.command)
+        return 1
+    finally:
+        ctx.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,46 @@
+"""``ragbot db``: the embedded PostgreSQL."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from bot.context import AppContext
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = sub.add_parser("db", help="start, stop or locate the embedded PostgreSQL")
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    for name, help_text, handler in (
+        ("start", "start the embedded server (commands start it on demand anyway)", _start),
+        ("stop", "stop the embedded server", _stop),
+        ("url", "print the database URL ragbot uses", _url),
+    ):
+        actions.add_parser(name, help=help_text).set_defaults(handler=handler)
+
+
+def _start(args: argparse.Namespace, ctx: AppContext) -> int:
+    from store import migrations
+    import psycopg
+
+    with psycopg.connect(ctx.database_url, autocommit=True) as conn:
+        version = migrations.setup(conn)
+    print(f"database ready at {ctx.database_url} (schema version {version})")
+    return 0
+
+
+def _stop(args: argparse.Namespace, ctx: AppContext) -> int:
+    from store.server import stop_embedded
+
+    if ctx.settings.database_url:
+        print("DATABASE_URL is set: ragbot does not manage that server")
+        return 0
+    stopped = stop_embedded(ctx.settings.home)
+    print("embedded PostgreSQL stopped" if stopped else "embedded PostgreSQL was not running")
+    return 0
+
+
+def _url(args: argparse.Namespace, ctx: AppContext) -> int:
+    print(ctx.database_url)
+    return 0

@@ -1,0 +1,93 @@
+"""All configuration in one typed object, built once in ``main()`` and passed down."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import AliasChoices, Field, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+from typing_extensions import Annotated
+
+
+def _alias(*names: str) -> AliasChoices:
+    return AliasChoices(*names)
+
+
+class Settings(BaseSettings):
+    """Read from the environment (and a ``.env`` file when present)."""
+
+    model_config = SettingsConfigDict(env_file=".env", extra="ignore", populate_by_name=True)
+
+    home: Path = Field(default=Path("~/.ragbot"), validation_alias=_alias("RAGBOT_HOME"))
+    database_url: str | None = Field(default=None, validation_alias=_alias("DATABASE_URL"))
+
+    # retrieval
+    embed_model: str = Field(default="all-MiniLM-L6-v2",
+                             validation_alias=_alias("RAGBOT_EMBED_MODEL"))
+    embed_model_path: str | None = Field(default=None,
+                                         validation_alias=_alias("RAGBOT_EMBED_MODEL_PATH"))
+    embed_batch_size: int = Field(default=64, validation_alias=_alias("RAGBOT_EMBED_BATCH_SIZE"))
+    reranker: str | None = Field(default=None, validation_alias=_alias("RAGBOT_RERANKER"))
+    reranker_path: str | None = Field(default=None,
+                                      validation_alias=_alias("RAGBOT_RERANKER_PATH"))
+    max_file_mb: float = Field(default=20.0, validation_alias=_alias("RAGBOT_MAX_FILE_MB"))
+    default_kb: str = Field(default="default", validation_alias=_alias("RAGBOT_KB"))
+
+    # agent
+    engine: Literal["offline", "llm"] = Field(default="offline",
+                                              validation_alias=_alias("RAGBOT_ENGINE"))
+    llm_base_url: str | None = Field(default=None, validation_alias=_alias("RAGBOT_LLM_BASE_URL"))
+    llm_model: str | None = Field(default=None, validation_alias=_alias("RAGBOT_LLM_MODEL"))
+    llm_api_key: str | None = Field(default=None, validation_alias=_alias("RAGBOT_LLM_API_KEY"))
+    llm_timeout_s: float = Field(default=30.0, validation_alias=_alias("RAGBOT_LLM_TIMEOUT"))
+
+    # slack
+    slack_bot_token: str | None = Field(default=None, validation_alias=_alias("SLACK_BOT_TOKEN"))
+    slack_signing_secret: str | None = Field(default=None,
+                                             validation_alias=_alias("SLACK_SIGNING_SECRET"))
+    slack_app_token: str | None = Field(default=None, validation_alias=_alias("SLACK_APP_TOKEN"))
+    slack_api_url: str = Field(default="https://slack.com/api/",
+                               validation_alias=_alias("SLACK_API_URL"))
+    admins: Annotated[list[str], NoDecode] = Field(default_factory=list,
+                                                   validation_alias=_alias("RAGBOT_ADMINS"))
+    # "C0123=hr,C0456=eng": answers in those channels come from those KBs
+    channel_kbs: Annotated[dict[str, str], NoDecode] = Field(
+        default_factory=dict, validation_alias=_alias("RAGBOT_CHANNEL_KBS"))
+
+    # logging
+    log_level: str = Field(default="INFO", validation_alias=_alias("RAGBOT_LOG_LEVEL"))
+    log_format: Literal["auto", "json", "console"] = Field(
+        default="auto", validation_alias=_alias("RAGBOT_LOG_FORMAT"))
+
+    @field_validator("home")
+    @classmethod
+    def _expand_home(cls, value: Path) -> Path:
+        return value.expanduser()
+
+    @field_validator("admins", mode="before")
+    @classmethod
+    def _split_admins(cls, value: object) -> object:
+        if isinstance(value, str):
+            return [v.strip() for v in value.split(",") if v.strip()]
+        return value
+
+    @field_validator("channel_kbs", mode="before")
+    @classmethod
+    def _split_channel_kbs(cls, value: object) -> object:
+        if isinstance(value, str):
+            pairs = [p.strip() for p in value.split(",") if p.strip()]
+            out: dict[str, str] = {}
+            for pair in pairs:
+                channel, sep, kb = pair.partition("=")
+                if not sep or not channel.strip() or not kb.strip():
+                    raise ValueError(
+                        f"RAGBOT_CHANNEL_KBS entry {pair!r} is not CHANNEL_ID=KB_NAME"
+                    )
+                out[channel.strip()] = kb.strip()
+            return out
+        return value
+
+    @property
+    def max_file_bytes(self) -> int:
+        return int(self.max_file_mb * 1024 * 1024)

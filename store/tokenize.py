@@ -1,0 +1,77 @@
+"""Chinese-aware tokens for keyword search and token counts.
+
+Chinese runs are segmented with jieba-rs (rjieba) in search mode; Latin text is split on
+word characters and lower-cased. The same function tokenizes documents (into a ``simple``
+tsvector) and queries, so both sides agree.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+import rjieba
+
+_CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_RUN = re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+", re.UNICODE)
+_IS_CJK = re.compile(rf"[{_CJK}]")
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+
+# Function words that match nearly every passage and carry no topic.
+STOPWORDS = frozenset(
+    """
+    a an and are as at be been but by can could did do does for from had has have how i if in
+    into is it its of on or our so than that the their them then there these they this those
+    to was we were what when where which while who whom whose why will with would you your
+    的 了 是 在 和 与 及 或 也 就 都 而 之 其 这 那 这个 那个 哪 哪个 哪些 什么 怎么 怎样 如何 为什么
+    吗 呢 吧 啊 呀 么 被 把 对 从 向 到 于 以 为 有 没有 个 一个 请问 请 我 你 他 她 它 我们 你们 他们
+    """.split()
+)
+
+
+def normalize(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).lower()
+
+
+def tokens(text: str, *, drop_stopwords: bool = False) -> list[str]:
+    """Word tokens of ``text``: jieba words for Chinese runs, lower-cased Latin words."""
+    out: list[str] = []
+    for run in _RUN.findall(normalize(text)):
+        if _IS_CJK.match(run):
+            out.extend(w for w in rjieba.cut_for_search(run) if _WORD.fullmatch(w))
+        else:
+            out.append(run)
+    if drop_stopwords:
+        out = [t for t in out if t not in STOPWORDS]
+    return out
+
+
+def keyword_text(text: str) -> str:
+    """Space-joined tokens, fed to ``to_tsvector('simple', ...)``."""
+    return " ".join(tokens(text))
+
+
+def query_terms(text: str) -> list[str]:
+    """Distinct content terms of a query, in order."""
+    seen: dict[str, None] = {}
+    for t in tokens(text, drop_stopwords=True):
+        seen.setdefault(t, None)
+    return list(seen)
+
+
+def count_tokens(text: str) -> int:
+    """Token count used for chunk sizes and context budgets (a CJK word or a Latin word)."""
+    return sum(1 for run in _RUN.findall(normalize(text)) for _ in
+               (rjieba.cut(run) if _IS_CJK.match(run) else (run,)))
+
+
+def cjk_ratio(text: str) -> float:
+    """Share of CJK characters among the letters of ``text`` (0 for empty text)."""
+    letters = [c for c in text if c.isalnum()]
+    if not letters:
+        return 0.0
+    return sum(1 for c in letters if _IS_CJK.match(c)) / len(letters)
+
+
+def is_chinese(text: str) -> bool:
+    return cjk_ratio(text) >= 0.3

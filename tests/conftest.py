@@ -1,0 +1,85 @@
+"""Shared fixtures: a real PostgreSQL (embedded unless DATABASE_URL is set), a fresh
+database per test cloned from a migrated template, and the real default embedder."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import psycopg
+import pytest
+from psycopg import sql
+from psycopg.conninfo import make_conninfo
+from psycopg_pool import ConnectionPool
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+TEMPLATE = "ragbot_test_template"
+
+
+@pytest.fixture(scope="session")
+def pg_admin_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A superuser URL of a server with pgvector."""
+    external = os.environ.get("DATABASE_URL")
+    if external:
+        yield external
+        return
+    from store.server import start_embedded, stop_embedded
+
+    home = tmp_path_factory.mktemp("ragbot-home")
+    url = start_embedded(home)
+    yield url
+    stop_embedded(home)
+
+
+@pytest.fixture(scope="session")
+def _template(pg_admin_url: str) -> str:
+    from store import migrations
+    from store.db import ensure_vector_index
+
+    with psycopg.connect(pg_admin_url, autocommit=True) as conn:
+        conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(
+            sql.Identifier(TEMPLATE)))
+        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(TEMPLATE)))
+    with psycopg.connect(make_conninfo(pg_admin_url, dbname=TEMPLATE), autocommit=True) as conn:
+        migrations.setup(conn)
+        ensure_vector_index(conn, 384)
+    return TEMPLATE
+
+
+@pytest.fixture
+def db_url(pg_admin_url: str, _template: str) -> Iterator[str]:
+    """A fresh, migrated database for one test."""
+    name = f"t_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(pg_admin_url, autocommit=True) as conn:
+        conn.execute(sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(
+            sql.Identifier(name), sql.Identifier(_template)))
+    yield make_conninfo(pg_admin_url, dbname=name)
+    with psycopg.connect(pg_admin_url, autocommit=True) as conn:
+        conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(
+            sql.Identifier(name)))
+
+
+@pytest.fixture
+def pool(db_url: str) -> Iterator[ConnectionPool]:
+    from store.db import open_pool
+
+    p = open_pool(db_url, max_size=4)
+    yield p
+    p.close()
+
+
+@pytest.fixture(scope="session")
+def embedder():  # type: ignore[no-untyped-def]
+    """The real default embedder (all-MiniLM-L6-v2 from packaged weights), loaded once."""
+    from store.embedding import load_embedder
+
+    return load_embedder()
+
+
+@pytest.fixture
+def ragbot_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("RAGBOT_HOME", str(tmp_path))
+    return tmp_path

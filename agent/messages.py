@@ -1,0 +1,60 @@
+"""Every user-facing string the agent produces, in Chinese and English."""
+
+from __future__ import annotations
+
+from agent.state import Language, Stage
+
+REFUSAL = {
+    "zh": "根据现有资料无法回答。",
+    "en": "I can't answer that from the available documents.",
+}
+
+REFUSAL_WITH_SOURCES = {
+    "zh": "根据现有资料无法回答。可能相关的资料：",
+    "en": "I can't answer that from the available documents. Sources that may be related:",
+}
+
+RESTRICTED = {
+    "zh": "有相关资料，但你没有查看权限；请在有权限的私聊或频道中提问，或联系资料负责人。",
+    "en": "Related documents exist, but you are not allowed to read them here; ask in a DM or "
+          "a channel that has access, or contact the document owner.",
+}
+
+GREETING = {
+    "zh": "你好！我是知识库助手，可以根据公司文档回答问题并给出引用。请直接提问。",
+    "en": "Hi! I answer questions from the company's documents, with citations. "
+          "Ask me anything about them.",
+}
+
+THANKS = {
+    "zh": "不客气！还有其他问题随时问我。",
+    "en": "You're welcome! Ask me anything else about the documents.",
+}
+
+CLARIFY = {
+    "zh": "你的问题比较宽泛，想了解哪一方面？",
+    "en": "Your question is broad. Which of these do you mean?",
+}
+
+CLARIFY_NO_OPTIONS = {
+    "zh": "能具体说明一下你想问什么吗？例如涉及的系统、文档或时间。",
+    "en": "Could you say a bit more about what you need, such as the system, document or time?",
+}
+
+_STAGES: dict[Stage, dict[Language, str]] = {
+    "understanding": {"zh": "理解问题…", "en": "Understanding the question…"},
+    "searching": {"zh": "检索中…", "en": "Searching…"},
+    "evaluating": {"zh": "评估检索结果…", "en": "Checking what was found…"},
+    "writing": {"zh": "撰写回答…", "en": "Writing the answer…"},
+    "verifying": {"zh": "核对引用…", "en": "Checking citations…"},
+}
+
+
+def stage_message(stage: Stage, language: Language, round_: int | None = None,
+                  max_rounds: int | None = None) -> str:
+    """The status line for ``stage``, e.g. "检索中 (第 2/3 轮)…" or "Searching (round 2 of 3)…"."""
+    if stage == "searching" and round_ is not None and max_rounds is not None:
+        if language == "zh":
+            return f"检索中 (第 {round_}/{max_rounds} 轮)…"
+        return f"Searching (round {round_} of {max_rounds})…"
+    return _STAGES[stage][language]

@@ -1,0 +1,1 @@
+"""The offline engine: deterministic rules, lexical scores, extractive answers."""

@@ -1,0 +1,53 @@
+"""``OfflineEngine``: the default engine, deterministic and without network."""
+
+from __future__ import annotations
+
+from agent.offline import evaluate as _evaluate
+from agent.offline import generate as _generate
+from agent.offline import plan as _plan
+from agent.offline import route as _route
+from agent.offline import understand as _understand
+from agent.offline import verify as _verify
+from agent.state import (
+    Bridge,
+    BridgeInput,
+    Draft,
+    EvaluateInput,
+    Evaluation,
+    GenerateInput,
+    Plan,
+    PlanInput,
+    RouteDecision,
+    RouteInput,
+    UnderstandInput,
+    Understanding,
+    Verdict,
+    VerifyInput,
+)
+
+
+class OfflineEngine:
+    """Rules and lexical scores for every decision (see ``agent.engine.Engine``)."""
+
+    name = "offline"
+
+    def understand(self, inp: UnderstandInput) -> Understanding:
+        return _understand.understand(inp)
+
+    def route(self, inp: RouteInput) -> RouteDecision:
+        return _route.route(inp)
+
+    def plan(self, inp: PlanInput) -> Plan:
+        return _plan.plan(inp)
+
+    def bridge(self, inp: BridgeInput) -> Bridge:
+        return _plan.bridge(inp)
+
+    def evaluate(self, inp: EvaluateInput) -> Evaluation:
+        return _evaluate.evaluate(inp)
+
+    def generate(self, inp: GenerateInput) -> Draft:
+        return _generate.generate(inp)
+
+    def verify(self, inp: VerifyInput) -> Verdict:
+        return _verify.verify(inp)

@@ -1,0 +1,85 @@
+"""Offline ``evaluate``: term coverage of the pool; bridge entities become the next queries."""
+
+from __future__ import annotations
+
+from agent.offline.plan import best_sentence, candidate_entities
+from agent.offline.text import content_terms, coverage, norm, term_set
+from agent.state import EvaluateInput, Evaluation, FilterSpec, Passage, SubQuestion
+
+# A passage answering the question usually holds nearly all of its topic terms.
+SUFFICIENT_COVERAGE = 0.8
+MAX_NEXT_QUERIES = 2
+
+
+def passage_terms(p: Passage) -> set[str]:
+    return term_set(p["title"] + " " + p["text"])
+
+
+def best_coverage(terms: list[str], passages: list[Passage]) -> float:
+    return max((coverage(terms, passage_terms(p)) for p in passages), default=0.0)
+
+
+def missing_terms(terms: list[str], passages: list[Passage]) -> list[str]:
+    seen: set[str] = set()
+    for p in passages:
+        seen |= passage_terms(p)
+    return [t for t in terms if t not in seen]
+
+
+def evaluate(inp: EvaluateInput) -> Evaluation:
+    u = inp["understanding"]
+    terms = content_terms(u["query"])
+    pool = inp["passages"]
+    missing = missing_terms(terms, pool)
+    cov = best_coverage(terms, pool)
+    multi_hop = len(inp["plan"]["sub_questions"]) > 1 or inp["round"] > 1
+    if not pool:
+        return Evaluation(sufficient=False, missing=terms, next_queries=[],
+                          reason="nothing retrieved")
+    if cov >= SUFFICIENT_COVERAGE and not missing and not multi_hop:
+        return Evaluation(sufficient=True, missing=[], next_queries=[],
+                          reason=f"one passage covers {cov:.0%} of the question's terms")
+    if inp["round"] >= inp["max_rounds"]:
+        return Evaluation(sufficient=False, missing=missing, next_queries=[],
+                          reason="round cap reached")
+    next_queries = _next_queries(inp, terms, missing)
+    if not next_queries:
+        verdict = cov >= SUFFICIENT_COVERAGE
+        return Evaluation(sufficient=verdict, missing=missing, next_queries=[],
+                          reason="no new lead to search for")
+    return Evaluation(sufficient=False, missing=missing, next_queries=next_queries,
+                      reason=f"best passage covers {cov:.0%}; following bridge entities")
+
+
+def _next_queries(inp: EvaluateInput, terms: list[str], missing: list[str]) -> list[SubQuestion]:
+    """Bridge hops: names found next to the question's terms, plus what is still missing."""
+    query = inp["understanding"]["query"]
+    # Only this round's finds lead further; earlier rounds were already followed.
+    latest = [p for p in inp["passages"] if p["round"] == inp["round"]] or inp["passages"]
+    asked = {norm(s["query"]) for s in inp["plan"]["sub_questions"]}
+    out: list[SubQuestion] = []
+    seen_entities: set[str] = set()
+    for p in sorted(latest, key=lambda x: x["rank"])[:3]:
+        picked = best_sentence([p], query)
+        if picked is None:
+            continue
+        sentence = picked[0]
+        covered = term_set(sentence) | term_set(p["title"])
+        rest = [t for t in terms if t not in covered]
+        for entity in candidate_entities(sentence, query + " " + p["title"])[:1]:
+            if norm(entity) in seen_entities:
+                continue
+            seen_entities.add(norm(entity))
+            text = " ".join([entity, *rest]) if rest else entity + " " + query
+            if norm(text) in asked:
+                continue
+            out.append(SubQuestion(id=f"r{inp['round'] + 1}.{len(out) + 1}", query=text,
+                                   depends_on=[], filters=FilterSpec(doc_types=[], sources=[])))
+            if len(out) >= MAX_NEXT_QUERIES:
+                return out
+    if missing and not out:
+        text = " ".join(missing)
+        if norm(text) not in asked:
+            out.append(SubQuestion(id=f"r{inp['round'] + 1}.m", query=text, depends_on=[],
+                                   filters=FilterSpec(doc_types=[], sources=[])))
+    return out

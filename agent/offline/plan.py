@@ -1,0 +1,125 @@
+"""Offline ``plan`` and ``bridge``: split comparisons and chained questions; find bridges."""
+
+from __future__ import annotations
+
+import re
+
+from agent.offline.route import is_comparison
+from agent.offline.text import content_terms, norm, split_sentences, term_set
+from agent.state import (
+    Bridge,
+    BridgeInput,
+    Facets,
+    FilterSpec,
+    Passage,
+    Plan,
+    PlanInput,
+    SubQuestion,
+)
+
+_ZH_PAIR = re.compile(r"(.{1,30}?)(?:和|与|跟|同|以及|及|对比|相比|vs\.?|VS)(.{1,30}?)"
+                      r"(?:的|之间|在|有|相比|哪|谁|比较|对比|区别|差异|不同|[？?，,]|$)")
+_EN_PAIR = re.compile(r"(?:between|compare|comparing)?\s*(.+?)\s+(?:and|vs\.?|versus|or)\s+"
+                      r"(.+?)(?:[?,.]|$)", re.I)
+_EN_LEAD = re.compile(r"^(what is the difference between|what's the difference between|"
+                      r"compare|which (?:is|was|one is|came|has|had|were|are)\s+\w+,?|"
+                      r"who (?:is|was)\s+\w+,?|are|were|is|was|did|do|does)\s+", re.I)
+# Words in a later question that point at what an earlier one found.
+_DEPENDS = re.compile(r"(预案里|预案中|文档里|文档中|其中|里面|它|其|该|上述|这个|那个|这|那|"
+                      r"\bit\b|\bits\b|\bthat\b|\bthis\b|\bthose\b|\bthe above\b)", re.I)
+_QUOTED = re.compile(r"《([^》]{2,40})》|“([^”]{2,40})”|\"([^\"]{2,60})\"|「([^」]{2,40})」")
+_CAPS = re.compile(r"\b([A-Z][\w'&.-]*(?:\s+(?:of|the|and|de|for|in|on|&)?\s*[A-Z][\w'&.-]*)*)")
+
+
+def filters_for(question: str, facets: Facets) -> FilterSpec:
+    """Doc-type filters the question names explicitly and that exist in the KB."""
+    q = norm(question)
+    doc_types = [d for d in facets["doc_types"]
+                 if len(norm(d)) >= 3 and norm(d) in q and d not in ("document", "text")]
+    return FilterSpec(doc_types=doc_types, sources=[])
+
+
+def _sub(i: int, query: str, depends_on: list[str], filters: FilterSpec) -> SubQuestion:
+    return SubQuestion(id=f"q{i}", query=query.strip(), depends_on=depends_on, filters=filters)
+
+
+def comparison_parts(question: str) -> list[str]:
+    """The two things compared, or [] when they cannot be told apart."""
+    match = _ZH_PAIR.search(question) if re.search(r"[\u4e00-\u9fff]", question) else None
+    if match is None:
+        match = _EN_PAIR.search(_EN_LEAD.sub("", question.strip()))
+    if match is None:
+        return []
+    parts = [p.strip(" ,，：:") for p in match.groups()]
+    return [p for p in parts if content_terms(p)] if all(content_terms(p) for p in parts) else []
+
+
+def plan(inp: PlanInput) -> Plan:
+    u = inp["understanding"]
+    query = u["query"]
+    if u["expansions"]:
+        query = query + " " + " ".join(u["expansions"])
+    filters = filters_for(inp["question"], inp["facets"])
+    subs = [_sub(1, query, [], filters)]
+    if inp["route"] != "multi_retrieval":
+        return Plan(sub_questions=subs)
+    if is_comparison(inp["question"]):
+        parts = comparison_parts(u["query"])
+        aspect = [t for t in content_terms(u["query"])
+                  if not any(t in term_set(p) for p in parts)]
+        for i, part in enumerate(parts, start=2):
+            subs.append(_sub(i, part + " " + " ".join(aspect), [], filters))
+        return Plan(sub_questions=subs)
+    pieces = [p for p in re.split(r"(?<=[?？])", u["query"]) if content_terms(p)]
+    if len(pieces) < 2:
+        return Plan(sub_questions=subs)
+    subs = [_sub(1, pieces[0], [], filters)]
+    for i, piece in enumerate(pieces[1:], start=2):
+        deps = [subs[0]["id"]] if _DEPENDS.search(piece) else []
+        subs.append(_sub(i, piece, deps, filters))
+    return Plan(sub_questions=subs)
+
+
+def candidate_entities(sentence: str, exclude: str) -> list[str]:
+    """Names in ``sentence`` not already in ``exclude``: quoted titles, then capitalised."""
+    present = norm(exclude)
+    out: list[str] = []
+    for m in _QUOTED.finditer(sentence):
+        name = next(g for g in m.groups() if g)
+        if norm(name) not in present:
+            out.append(name)
+    for m in _CAPS.finditer(sentence):
+        name = m.group(1).strip()
+        if len(name) > 2 and norm(name) not in present and name not in out \
+                and not re.fullmatch(r"(The|A|An|In|On|It|He|She|They|This|That)", name):
+            out.append(name)
+    return out
+
+
+def best_sentence(passages: list[Passage], query: str) -> tuple[str, Passage] | None:
+    """The sentence sharing most topic terms with ``query`` (ties: better-ranked passage)."""
+    terms = content_terms(query)
+    best: tuple[float, str, Passage] | None = None
+    for p in passages:
+        for s in split_sentences(p["text"]):
+            score = len(set(terms) & term_set(s)) - 0.01 * p["rank"]
+            if best is None or score > best[0]:
+                best = (score, s, p)
+    return (best[1], best[2]) if best else None
+
+
+def bridge(inp: BridgeInput) -> Bridge:
+    sub = inp["sub_question"]
+    found = inp["found"][:3]
+    query = _DEPENDS.sub(" ", sub["query"]).strip()
+    picked = best_sentence(found, sub["query"])
+    entity: str | None = None
+    if picked is not None:
+        names = candidate_entities(picked[0], sub["query"])
+        entity = names[0] if names else None
+    if entity is None and found:
+        title = found[0]["title"]
+        entity = title if norm(title) not in norm(sub["query"]) else None
+    if entity:
+        query = f"{entity} {query}"
+    return Bridge(query=query, bridge_entity=entity)

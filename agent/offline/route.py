@@ -1,0 +1,88 @@
+"""Offline ``route``: rules. Knowledge questions always search."""
+
+from __future__ import annotations
+
+import re
+
+from agent import messages
+from agent.offline.text import content_terms, norm, term_set
+from agent.state import ClarifyRequest, Facets, RouteDecision, RouteInput
+
+_GREETING = re.compile(
+    r"^\s*(hi|hello|hey|yo|good (morning|afternoon|evening)|thanks|thank you|thx|cheers|bye|"
+    r"goodbye|who are you|what can you do|how are you|你好|您好|嗨|哈喽|在吗|早上好|下午好|"
+    r"晚上好|谢谢|多谢|感谢|再见|拜拜|你是谁|你能做什么|你会什么)"
+    r"[\s!！.。?？,，~～]*(bot|ragbot|机器人)?[\s!！.。?？~～]*$", re.I)
+_THANKS = re.compile(r"(thank|thx|cheers|谢|感谢)", re.I)
+_COMPARE = re.compile(r"(对比|比较|区别|差异|不同之处|有何不同|有什么不同|相比|"
+                      r"\bcompare\b|\bcomparison\b|\bvs\.?\b|\bversus\b|difference between|"
+                      r"differ from|\bbetter than\b)", re.I)
+# Nouns so broad that, alone, they do not say what to look for.
+_VAGUE = frozenset("""
+    报告 文档 资料 制度 规定 政策 流程 手册 预案 数据 系统 问题 东西 信息 内容 事情 文件 说明
+    report reports document documents doc docs policy policies process procedure manual
+    runbook data system systems issue issues problem problems stuff info file files thing
+    things
+""".split())
+
+
+def is_chitchat(question: str) -> bool:
+    return bool(_GREETING.match(question))
+
+
+def is_comparison(question: str) -> bool:
+    return bool(_COMPARE.search(question))
+
+
+def is_multi_question(question: str) -> bool:
+    """Two questions in one message (a multi-hop chain like "哪个预案？预案里…？")."""
+    marks = re.findall(r"[?？]", question.strip().rstrip("?？"))
+    return len(marks) >= 1
+
+
+def clarify_options(question: str, facets: Facets, limit: int = 3) -> list[str]:
+    """Up to ``limit`` choices from the KB: titles sharing a term, else doc types, else titles."""
+    terms = set(content_terms(question)) | term_set(question)
+    scored = []
+    for title in facets["titles"]:
+        overlap = len(terms & term_set(title))
+        if overlap:
+            scored.append((-overlap, title))
+    options = [t for _, t in sorted(scored)][:limit]
+    if len(options) < 2:
+        options = [d for d in facets["doc_types"] if d not in options][:limit] or options
+    if len(options) < 2:
+        options = facets["titles"][:limit]
+    return options[:limit]
+
+
+def is_underspecified(question: str) -> bool:
+    """No topic at all, or only a broad noun ("报告", "the policy?")."""
+    terms = content_terms(question)
+    if not terms:
+        return len(norm(question)) > 0
+    return all(t in _VAGUE for t in terms) and len(terms) <= 2
+
+
+def route(inp: RouteInput) -> RouteDecision:
+    question = inp["question"]
+    u = inp["understanding"]
+    if is_chitchat(question):
+        return RouteDecision(route="direct_answer", reason="greeting or chit-chat",
+                             clarification=None)
+    if not u["is_followup"] and is_underspecified(u["query"]):
+        options = clarify_options(question, inp["facets"])
+        lang = u["language"]
+        text = messages.CLARIFY[lang] if options else messages.CLARIFY_NO_OPTIONS[lang]
+        return RouteDecision(route="clarify", reason="under-specified question",
+                             clarification=ClarifyRequest(question=text, options=options))
+    if is_comparison(question):
+        return RouteDecision(route="multi_retrieval", reason="comparison", clarification=None)
+    if is_multi_question(question):
+        return RouteDecision(route="multi_retrieval", reason="several questions in one",
+                             clarification=None)
+    return RouteDecision(route="single_retrieval", reason="knowledge question",
+                         clarification=None)
+
+
+__all__ = ["clarify_options", "is_chitchat", "is_comparison", "route"]

@@ -1,0 +1,79 @@
+"""Text helpers shared by the offline rules: language, sentences, terms, overlap."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from agent.state import Language
+from store.tokenize import STOPWORDS, is_chinese, query_terms, tokens
+
+# Question words and fillers that say nothing about the topic (beyond store STOPWORDS).
+GENERIC = frozenset(
+    """
+    about any anything also are tell me please know does did do doing get got give go going
+    just like more much need okay ok other some something thing things way want wanted show
+    explain describe information info find question questions answer answers help us can
+    could should would may might must there here very really only one ones lot lots many
+    often usually still not no yes yeah well thanks thank hi hello hey sure right kind
+    being been be am is was were has have had say said use used using make made
+    怎么办 怎么样 告诉 一下 可以 能 能否 是否 应该 需要 知道 关于 问题 情况 方面 东西 相关 哪里
+    还 还是 呢 吗 多少 几 是不是 有没有 一些 如果 那么 所以 但是 因为 然后 时候 时 后 前
+    """.split()
+)
+
+_SENT_END = re.compile(r"(?<=[。！？!?；;])|(?<=[.])\s+(?=[A-Z0-9\"'(\[])|\n+")
+_CITE = re.compile(r"\s*\[(\d+)\]")
+_WS = re.compile(r"\s+")
+
+
+def language_of(text: str) -> Language:
+    return "zh" if is_chinese(text) else "en"
+
+
+def norm(text: str) -> str:
+    """NFKC, case-folded, whitespace removed: the comparison form used by the eval too."""
+    return _WS.sub("", unicodedata.normalize("NFKC", text).casefold())
+
+
+def content_terms(text: str) -> list[str]:
+    """Distinct topic terms of ``text`` (no stopwords, no generic question words)."""
+    return [t for t in query_terms(text) if t not in GENERIC and t not in STOPWORDS]
+
+
+def term_set(text: str) -> set[str]:
+    return {t for t in tokens(text) if t not in STOPWORDS and t not in GENERIC}
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of ``text`` (Chinese and English punctuation, line breaks)."""
+    out: list[str] = []
+    for piece in _SENT_END.split(text):
+        piece = piece.strip(" \t-*#>|")
+        if piece and len(norm(piece)) >= 4:
+            out.append(piece)
+    return out
+
+
+def strip_citations(text: str) -> str:
+    return _CITE.sub("", text).strip()
+
+
+def coverage(query_terms_: list[str], text_terms: set[str]) -> float:
+    """Share of ``query_terms_`` found in ``text_terms`` (1.0 for no query terms)."""
+    if not query_terms_:
+        return 1.0
+    return sum(1 for t in query_terms_ if t in text_terms) / len(query_terms_)
+
+
+def char_ngrams(text: str, n: int = 2) -> set[str]:
+    s = norm(text)
+    return {s[i:i + n] for i in range(max(len(s) - n + 1, 0))}
+
+
+def ngram_containment(claim: str, source: str, n: int = 2) -> float:
+    """Share of the claim's character n-grams present in ``source`` (language-independent)."""
+    c = char_ngrams(claim, n)
+    if not c:
+        return 1.0
+    return len(c & char_ngrams(source, n)) / len(c)

@@ -1,0 +1,92 @@
+"""Offline ``understand``: detect follow-ups and borrow the missing topic from the thread."""
+
+from __future__ import annotations
+
+import re
+
+from agent.offline.text import content_terms, language_of, norm
+from agent.state import Turn, UnderstandInput, Understanding
+
+# Words that point back at something said earlier.
+_REFER_EN = re.compile(
+    r"\b(it|its|they|them|their|those|these|that|this|he|she|his|her|him|the same|such|"
+    r"above|former|latter|ones?|there|else|other|another|more|steps?|again)\b", re.I)
+_REFER_ZH = re.compile(r"(它|它们|他们|她们|这个|那个|这些|那些|其|该|上述|此|这种|那种|这样|"
+                       r"那样|刚才|上面|前面|还|如果|那么|另外|其他|呢[？?]?$)")
+_START_EN = re.compile(r"^\s*(and|but|also|so|then|what about|how about|what if|why|"
+                       r"is that|are those|is this|are these|any other)\b", re.I)
+_START_ZH = re.compile(r"^\s*(那|那么|还有|另外|如果|要是|而且|并且|但是|可是|为什么)")
+
+# A few synonyms that keyword search would otherwise miss (added, never substituted).
+_SYNONYMS: dict[str, tuple[str, ...]] = {
+    "告警": ("报警", "警报"), "报警": ("告警",), "回滚": ("回退",), "回退": ("回滚",),
+    "审批": ("批准", "审核"), "退货": ("退款", "退换"), "退款": ("退货",),
+    "故障": ("异常", "事故"), "持久化": ("RDB", "AOF"), "内存": ("memory",),
+    "rollback": ("revert",), "approval": ("approve", "sign-off"), "outage": ("incident",),
+    "refund": ("return",), "returns": ("refund",),
+}
+
+_TIME = re.compile(r"(20\d\d\s*年?\s*(?:第?[一二三四1-4]\s*季度|Q[1-4]|[01]?\d\s*月)?|"
+                   r"Q[1-4]\s*20\d\d|(?:first|second|third|fourth)\s+quarter(?:\s+of\s+20\d\d)?|"
+                   r"上个?月|本月|今年|去年|上季度|本季度|last\s+(?:month|quarter|year))", re.I)
+_METRIC = re.compile(r"(退货率|转化率|增长率|占比|收入|营收|成本|延迟|可用性|"
+                     r"rate|revenue|latency|availability|cost|count|ratio|percentage)", re.I)
+
+MAX_BORROWED = 6
+
+
+def is_followup(question: str, history: list[Turn]) -> bool:
+    """Does ``question`` lean on earlier turns (pronouns, ellipsis, a very short question)?"""
+    if not history:
+        return False
+    if language_of(question) == "zh":
+        if _REFER_ZH.search(question) or _START_ZH.match(question):
+            return True
+    elif _REFER_EN.search(question) or _START_EN.match(question):
+        return True
+    return len(content_terms(question)) <= 2
+
+
+def topic_terms(turn: Turn) -> list[str]:
+    """What an earlier turn was about: its entities, then the titles its answer cited."""
+    out = list(turn["entities"])
+    if not turn["refused"]:
+        for doc in turn["cited"][:1]:
+            out.extend(t for t in content_terms(doc["title"]) if t not in out)
+    return out
+
+
+def understand(inp: UnderstandInput) -> Understanding:
+    question = inp["question"].strip()
+    history = inp["history"]
+    language = language_of(question)
+    entities = content_terms(question)
+    follow = is_followup(question, history)
+    borrowed: list[str] = []
+    query = question
+    if follow:
+        present = norm(question)
+        for turn in reversed(history[-2:]):
+            for term in topic_terms(turn):
+                if norm(term) not in present and term not in borrowed:
+                    borrowed.append(term)
+            if borrowed:
+                break  # the latest turn that had a topic is the one referred to
+        borrowed = borrowed[:MAX_BORROWED]
+        if borrowed:
+            sep = "，" if language == "zh" else " "
+            query = (sep.join(borrowed) + sep + question) if language == "zh" else (
+                question + " " + " ".join(borrowed))
+    expansions = [syn for term in entities + borrowed
+                  for syn in _SYNONYMS.get(term.lower(), ()) if norm(syn) not in norm(query)]
+    time_match = _TIME.search(query)
+    return Understanding(
+        query=query,
+        language=language,
+        is_followup=follow,
+        entities=entities + [b for b in borrowed if b not in entities],
+        expansions=list(dict.fromkeys(expansions)),
+        time_range=time_match.group(0) if time_match else None,
+        metrics=list(dict.fromkeys(m.group(0) for m in _METRIC.finditer(query))),
+        implicit_context=borrowed,
+    )

@@ -1,0 +1,38 @@
+"""Offline ``verify``: each sentence must be found, nearly word for word, in a cited passage."""
+
+from __future__ import annotations
+
+from agent.offline.text import content_terms, ngram_containment, strip_citations, term_set
+from agent.state import Verdict, VerifyInput
+
+# Extractive sentences score 1.0; light edits (punctuation, a joined clause) stay above this.
+MIN_SUPPORT = 0.75
+
+
+def support(sentence: str, source: str) -> float:
+    """How much of ``sentence`` ``source`` contains: topic terms and character bigrams."""
+    claim = strip_citations(sentence)
+    terms = content_terms(claim)
+    term_share = (sum(1 for t in terms if t in term_set(source)) / len(terms)) if terms else 1.0
+    return min(term_share, ngram_containment(claim, source))
+
+
+def verify(inp: VerifyInput) -> Verdict:
+    draft = inp["draft"]
+    if draft["refused"]:
+        return Verdict(supported=True, unsupported=[], reason="refusal needs no support")
+    passages = inp["passages"]
+    unsupported: list[str] = []
+    for s in draft["sentences"]:
+        cited = [passages[n - 1] for n in s["cites"] if 1 <= n <= len(passages)]
+        if not cited:
+            if s["cites"] or passages:
+                unsupported.append(s["text"])
+            continue
+        best = max(support(s["text"], p["title"] + "\n" + p["text"]) for p in cited)
+        if best < MIN_SUPPORT:
+            unsupported.append(s["text"])
+    if unsupported:
+        return Verdict(supported=False, unsupported=unsupported,
+                       reason=f"{len(unsupported)} sentence(s) not found in the cited passages")
+    return Verdict(supported=True, unsupported=[], reason="every sentence is in a cited passage")

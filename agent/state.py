@@ -1,0 +1,223 @@
+"""Typed, JSON-able data exchanged between graph nodes and engines.
+
+Everything here is a ``TypedDict`` (a plain ``dict`` at run time): the graph state is
+checkpointed with ``LANGGRAPH_STRICT_MSGPACK=true``, which only revives built-in types, and
+an LLM engine can serialize inputs and parse outputs without conversion code.
+
+Each engine method takes one ``*Input`` and returns one output type; see ``agent.engine``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, TypedDict
+
+Language = Literal["zh", "en"]
+Route = Literal["direct_answer", "single_retrieval", "multi_retrieval", "clarify"]
+Stage = Literal["understanding", "searching", "evaluating", "writing", "verifying"]
+
+
+class CitedDoc(TypedDict):
+    n: int
+    doc_id: str
+    title: str
+    source: str
+    chunk_ids: list[int]
+
+
+class Turn(TypedDict):
+    """One finished turn of the thread, kept in checkpointed memory for follow-ups."""
+
+    question: str
+    rewritten: str
+    entities: list[str]
+    answer: str
+    cited: list[CitedDoc]
+    refused: bool
+    route: str
+
+
+class Facets(TypedDict):
+    """What exists in the knowledge base for the asker (``store.search.kb_facets``)."""
+
+    doc_types: list[str]
+    titles: list[str]
+    sources: list[str]
+
+
+class FilterSpec(TypedDict):
+    doc_types: list[str]
+    sources: list[str]
+
+
+class Passage(TypedDict):
+    """A retrieved chunk in the context pool."""
+
+    chunk_id: int
+    doc_id: str
+    title: str
+    source: str
+    doc_type: str
+    heading_path: list[str]
+    text: str
+    score: float
+    rank: int  # rank within the search that found it (0 = best)
+    round: int
+    sub_id: str
+
+
+# ---------------------------------------------------------------- understand
+
+class UnderstandInput(TypedDict):
+    question: str
+    history: list[Turn]
+
+
+class Understanding(TypedDict):
+    query: str  # standalone rewrite (equals the question when nothing needed resolving)
+    language: Language
+    is_followup: bool
+    entities: list[str]  # salient terms: names, products, error codes
+    expansions: list[str]  # synonyms added for keyword recall
+    time_range: str | None
+    metrics: list[str]
+    implicit_context: list[str]  # what the rewrite borrowed from earlier turns
+
+
+# ---------------------------------------------------------------- route
+
+class RouteInput(TypedDict):
+    question: str
+    understanding: Understanding
+    facets: Facets
+
+
+class ClarifyRequest(TypedDict):
+    question: str
+    options: list[str]  # at most three, drawn from the KB
+
+
+class RouteDecision(TypedDict):
+    route: Route
+    reason: str
+    clarification: ClarifyRequest | None  # set when route == "clarify"
+
+
+# ---------------------------------------------------------------- plan
+
+class SubQuestion(TypedDict):
+    id: str
+    query: str
+    depends_on: list[str]  # ids whose findings (bridge entity) rewrite this query
+    filters: FilterSpec
+
+
+class PlanInput(TypedDict):
+    question: str
+    understanding: Understanding
+    route: Route
+    facets: Facets
+
+
+class Plan(TypedDict):
+    sub_questions: list[SubQuestion]
+
+
+class BridgeInput(TypedDict):
+    """A dependent sub-question to rewrite with what its dependencies found."""
+
+    sub_question: SubQuestion
+    found: list[Passage]  # passages retrieved for the dependencies
+
+
+class Bridge(TypedDict):
+    query: str
+    bridge_entity: str | None
+
+
+# ---------------------------------------------------------------- evaluate
+
+class EvaluateInput(TypedDict):
+    question: str
+    understanding: Understanding
+    plan: Plan
+    passages: list[Passage]  # the whole pool so far
+    new_chunk_ids: list[int]  # found this round and not before
+    round: int  # 1-based round just finished
+    max_rounds: int
+
+
+class Evaluation(TypedDict):
+    sufficient: bool
+    missing: list[str]  # entities/terms without support in the pool
+    next_queries: list[SubQuestion]  # empty when sufficient
+    reason: str
+
+
+# ---------------------------------------------------------------- generate / verify
+
+class Sentence(TypedDict):
+    text: str
+    cites: list[int]  # passage indexes (1-based ``n`` of GenerateInput.passages)
+
+
+class GenerateInput(TypedDict):
+    question: str
+    understanding: Understanding
+    route: Route
+    queries: list[str]  # every query searched this turn (sub-questions, bridge hops)
+    passages: list[Passage]  # numbered 1..N in this order
+    attempt: int  # 0 first, 1 after a failed verification
+    rejected: list[str]  # sentences the verifier rejected last attempt
+
+
+class Draft(TypedDict):
+    sentences: list[Sentence]
+    refused: bool
+    text: str  # the answer as shown, with [n] markers
+
+
+class VerifyInput(TypedDict):
+    question: str
+    draft: Draft
+    passages: list[Passage]
+
+
+class Verdict(TypedDict):
+    supported: bool
+    unsupported: list[str]  # sentence texts without support in their cited passages
+    reason: str
+
+
+# ---------------------------------------------------------------- graph state
+
+class TraceStep(TypedDict):
+    node: str
+    input: dict[str, Any]
+    output: dict[str, Any]
+    ms: float
+
+
+class GraphState(TypedDict, total=False):
+    """The checkpointed state of one thread. Per-turn fields are reset by ``understand``."""
+
+    # turn input
+    question: str
+    principals: list[str]
+    trace_id: str
+    # thread memory (survives turns)
+    history: list[Turn]
+    # per turn
+    understanding: Understanding
+    decision: RouteDecision
+    clarify_reply: str | None
+    plan: Plan
+    passages: list[Passage]
+    round: int
+    last_new_chunk_ids: list[int]
+    evaluation: Evaluation
+    pending_queries: list[SubQuestion]
+    draft: Draft
+    verdict: Verdict
+    attempts: int
+    used_fallback_query: bool
+    result: dict[str, Any]

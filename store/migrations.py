@@ -106,6 +106,69 @@ MIGRATIONS: list[str] = [
     CREATE INDEX feedback_votes_updated ON feedback_votes (updated_at);
     CREATE INDEX feedback_votes_trace ON feedback_votes (trace_id);
     """,
+    # slack: event dedup, turn journal (restart recovery), worker heartbeats, answered
+    # threads, bot message -> trace (see store/slack_state.py).
+    """
+    CREATE TABLE slack_events (
+        event_id text PRIMARY KEY,
+        received_at timestamptz NOT NULL DEFAULT now()
+    );
+    CREATE INDEX slack_events_received ON slack_events (received_at);
+
+    CREATE TABLE slack_turns (
+        id bigserial PRIMARY KEY,
+        team text NOT NULL,
+        channel text NOT NULL,
+        message_ts text NOT NULL,
+        thread_ts text NOT NULL,
+        thread_key text NOT NULL,
+        user_id text NOT NULL,
+        kind text NOT NULL CHECK (kind IN ('ask', 'resume', 'help')),
+        text text NOT NULL,
+        truncated boolean NOT NULL DEFAULT false,
+        kb text NOT NULL,
+        event_id text,
+        state text NOT NULL DEFAULT 'accepted'
+            CHECK (state IN ('accepted', 'running', 'done', 'failed')),
+        owner text NOT NULL,
+        attempts integer NOT NULL DEFAULT 1,
+        status_ts text,
+        trace_id text,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        updated_at timestamptz NOT NULL DEFAULT now(),
+        UNIQUE (channel, message_ts)
+    );
+    CREATE INDEX slack_turns_open ON slack_turns (owner) WHERE state IN ('accepted', 'running');
+
+    CREATE TABLE slack_workers (
+        instance_id text PRIMARY KEY,
+        started_at timestamptz NOT NULL DEFAULT now(),
+        heartbeat_at timestamptz NOT NULL DEFAULT now()
+    );
+
+    CREATE TABLE slack_threads (
+        channel text NOT NULL,
+        thread_ts text NOT NULL,
+        team text NOT NULL,
+        thread_key text NOT NULL,
+        kb text NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        last_turn_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (channel, thread_ts)
+    );
+
+    CREATE TABLE slack_bot_messages (
+        channel text NOT NULL,
+        ts text NOT NULL,
+        trace_id text NOT NULL,
+        thread_key text NOT NULL,
+        turn_id bigint REFERENCES slack_turns(id) ON DELETE SET NULL,
+        kb text,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (channel, ts)
+    );
+    CREATE INDEX slack_bot_messages_trace ON slack_bot_messages (trace_id);
+    """,
 ]
 
 

@@ -17,10 +17,6 @@ from bot.settings import Settings
 
 # Order here is the order in `ragbot --help`.
 COMMAND_MODULES = [
-    "ingest",
-    "search",
-    "kb",
-    "reindex",
     "db",
 ]
 

@@ -1,0 +1,210 @@
+"""Hybrid search: dense (pgvector HNSW) + keyword (full text), fused by weighted RRF in SQL.
+
+One parameterised statement (after pgvector-python's ``examples/hybrid_search/rrf.py``) ranks
+both sides and fuses them, so filters, the access list and the active generation are applied
+inside each side's scan, before ranking: a filtered search still returns k rows.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import structlog
+
+from store.facets import kb_facets
+from store.fusion import RRF_K, FusionMode, FusionWeights, fusion_weights
+from store.kb import check_model, get_kb
+from store.tokenize import query_terms
+from store.types import PUBLIC, Hit, SearchFilters
+
+if TYPE_CHECKING:
+    from psycopg_pool import ConnectionPool
+
+    from store.embedding import Embedder
+    from store.rerank import Reranker
+
+log = structlog.get_logger(__name__)
+
+DEFAULT_CANDIDATES = 50
+# A long pasted question would otherwise OR dozens of terms, each adding a posting-list scan.
+MAX_QUERY_TERMS = 32
+# Candidate list of the HNSW scan; with iterative scans on, it is the first batch, not a cap.
+_EF_SEARCH_MIN = 100
+
+
+def _filter_sql(filters: SearchFilters | None, params: dict[str, Any]) -> str:
+    """SQL conditions on ``c`` (chunks) for ``filters``; values go into ``params``."""
+    if filters is None:
+        return ""
+    parts: list[str] = []
+    if filters.doc_types:
+        params["doc_types"] = list(filters.doc_types)
+        parts.append("c.doc_type = ANY(%(doc_types)s)")
+    if filters.sources:
+        exact = [s for s in filters.sources if s]
+        # "docs/hr" also matches everything under docs/hr/ (and "x.jsonl" its lines "x.jsonl#id").
+        prefixes = [p for s in exact for p in _like_prefixes(s)]
+        params["sources"] = exact
+        params["source_prefixes"] = prefixes
+        parts.append("(c.source = ANY(%(sources)s) OR c.source LIKE ANY(%(source_prefixes)s))")
+    if filters.updated_after is not None:
+        params["updated_after"] = filters.updated_after
+        parts.append("c.updated_at > %(updated_after)s")
+    return "".join(f" AND {p}" for p in parts)
+
+
+def _like_prefixes(source: str) -> list[str]:
+    """LIKE patterns for what lies under ``source``: a folder's files, a corpus's lines."""
+    escaped = source.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    if source.endswith(("/", "#")):
+        return [escaped + "%"]
+    return [escaped + "/%", escaped + "#%"]
+
+
+def tsquery_text(terms: Sequence[str]) -> str:
+    """An OR tsquery over ``terms`` (each quoted, so no term is read as an operator)."""
+    return " | ".join("'" + t.replace("'", "''").replace("\\", "\\\\") + "'" for t in terms)
+
+
+def build_sql(dim: int, weights: FusionWeights, *, use_keyword: bool, where: str) -> str:
+    """The fused statement. ``dim`` is inlined: the partial HNSW index needs a literal."""
+    if not isinstance(dim, int) or dim <= 0:
+        raise ValueError(f"invalid embedding dimension {dim!r}")
+    scope = (" c.kb_id = %(kb_id)s AND c.generation = "
+             "(SELECT active_generation FROM knowledge_bases WHERE id = %(kb_id)s)"
+             " AND c.acl && %(principals)s::text[]" + where)
+    ctes: list[str] = []
+    use_dense = weights.dense > 0
+    if use_dense:
+        ctes.append(f"""
+        dense AS (
+            SELECT id, row_number() OVER (ORDER BY dist, id) AS r FROM (
+                SELECT c.id, c.embedding::vector({dim}) <=> %(vec)s::vector({dim}) AS dist
+                FROM chunks c
+                WHERE c.dim = {dim} AND {scope}
+                ORDER BY dist
+                LIMIT %(n)s
+            ) d
+        )""")
+    if use_keyword:
+        ctes.append(f"""
+        kw AS (
+            SELECT id, row_number() OVER (ORDER BY score DESC, id) AS r FROM (
+                SELECT c.id, ts_rank_cd(c.tsv, q) AS score
+                FROM chunks c, to_tsquery('simple', %(tsq)s) q
+                WHERE c.tsv @@ q AND {scope}
+                ORDER BY score DESC
+                LIMIT %(n)s
+            ) k
+        )""")
+    if use_dense and use_keyword:
+        fused = """
+        fused AS (
+            SELECT coalesce(d.id, k.id) AS id, d.r AS dense_rank, k.r AS keyword_rank,
+                   coalesce(%(wd)s::float8 / (%(rrf_k)s + d.r), 0)
+                   + coalesce(%(wk)s::float8 / (%(rrf_k)s + k.r), 0) AS score
+            FROM dense d FULL OUTER JOIN kw k ON d.id = k.id
+        )"""
+    elif use_dense:
+        fused = """
+        fused AS (
+            SELECT id, r AS dense_rank, NULL::bigint AS keyword_rank,
+                   %(wd)s::float8 / (%(rrf_k)s + r) AS score FROM dense
+        )"""
+    else:
+        fused = """
+        fused AS (
+            SELECT id, NULL::bigint AS dense_rank, r AS keyword_rank,
+                   %(wk)s::float8 / (%(rrf_k)s + r) AS score FROM kw
+        )"""
+    ctes.append(fused)
+    return ("WITH" + ",".join(ctes) + """
+        SELECT f.id, doc.doc_key, doc.title, c.source, c.doc_type, c.heading_path, c.text,
+               f.score, f.dense_rank, f.keyword_rank
+        FROM fused f
+        JOIN chunks c ON c.id = f.id
+        JOIN documents doc ON doc.id = c.document_id
+        ORDER BY f.score DESC, f.id
+        LIMIT %(limit)s""")
+
+
+def search(pool: ConnectionPool, kb_name: str, query: str, *, embedder: Embedder, k: int = 10,
+           filters: SearchFilters | None = None, principals: Sequence[str] = (PUBLIC,),
+           reranker: Reranker | None = None, candidates: int = DEFAULT_CANDIDATES,
+           fusion: FusionMode = "auto") -> list[Hit]:
+    """The ``k`` best chunks of KB ``kb_name`` for ``query`` that ``principals`` may read.
+
+    Dense and keyword top-``candidates`` are fused by (weighted) RRF; with ``reranker`` the
+    fused top-``candidates`` are re-scored by it. Raises KnowledgeBaseNotFoundError and
+    ModelMismatchError (never an empty result for a wrong model).
+    """
+    if k <= 0:
+        return []
+    candidates = max(candidates, k)
+    started = time.perf_counter()
+    terms = query_terms(query)[:MAX_QUERY_TERMS]
+    weights = fusion_weights(fusion, query, multilingual=embedder.multilingual)
+    use_keyword = weights.keyword > 0 and bool(terms)
+    if weights.dense == 0 and not use_keyword:
+        return []  # keyword-only mode and nothing but stopwords in the query
+    with pool.connection() as conn:
+        kb = get_kb(conn, kb_name)
+        check_model(kb, embedder)
+        params: dict[str, Any] = {
+            "kb_id": kb.id, "principals": list(principals) or [PUBLIC], "n": candidates,
+            "wd": weights.dense, "wk": weights.keyword, "rrf_k": RRF_K,
+            "limit": candidates if reranker is not None else k,
+        }
+        if weights.dense > 0:
+            params["vec"] = embedder.embed_query(query)
+        if use_keyword:
+            params["tsq"] = tsquery_text(terms)
+        embedded = time.perf_counter()
+        sql = build_sql(kb.embed_dim, weights, use_keyword=use_keyword,
+                        where=_filter_sql(filters, params))
+        with conn.transaction():
+            # Filters apply after the HNSW scan; iterative scans keep scanning until enough
+            # rows pass them, so a filtered search still fills its candidate list.
+            conn.execute(
+                "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), "
+                "set_config('hnsw.ef_search', %s, true)",
+                [str(max(_EF_SEARCH_MIN, candidates))],
+            )
+            rows = conn.execute(sql, params).fetchall()
+    hits = [
+        Hit(chunk_id=r[0], doc_id=r[1], title=r[2], source=r[3], doc_type=r[4],
+            heading_path=tuple(r[5] or ()), text=r[6], score=float(r[7]),
+            dense_rank=r[8], keyword_rank=r[9])
+        for r in rows
+    ]
+    if reranker is not None and hits:
+        hits = rerank_hits(reranker, query, hits)[:k]
+    log.debug("search", kb=kb_name, k=k, hits=len(hits), terms=len(terms),
+              dense_weight=weights.dense, keyword_weight=weights.keyword,
+              reranked=reranker is not None,
+              sql_ms=round((time.perf_counter() - embedded) * 1000, 2),
+              total_ms=round((time.perf_counter() - started) * 1000, 2))
+    return hits
+
+
+def rerank_hits(reranker: Reranker, query: str, hits: Sequence[Hit]) -> list[Hit]:
+    """``hits`` re-ordered by the reranker's scores (which replace the fused scores)."""
+    texts = [f"{h.title}\n{h.text}" if h.title else h.text for h in hits]
+    scores = reranker.score(query, texts)
+    if len(scores) != len(hits):
+        raise ValueError(f"reranker {reranker.name} returned {len(scores)} scores for "
+                         f"{len(hits)} texts")
+    rescored = [_with_score(h, float(s)) for h, s in zip(hits, scores, strict=True)]
+    return sorted(rescored, key=lambda h: (-h.score, h.chunk_id))
+
+
+def _with_score(hit: Hit, score: float) -> Hit:
+    from dataclasses import replace
+
+    return replace(hit, score=score)
+
+
+__all__ = ["DEFAULT_CANDIDATES", "build_sql", "kb_facets", "rerank_hits", "search",
+           "tsquery_text"]

@@ -17,6 +17,7 @@ from bot.settings import Settings
 
 # Order here is the order in `ragbot --help`.
 COMMAND_MODULES = [
+    "feedback",
     "db",
 ]
 

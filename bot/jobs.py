@@ -1,0 +1,303 @@
+"""Background jobs on a Postgres-backed queue (procrastinate), in the bot's own database.
+
+Jobs survive restarts and any replica's worker can run them. Two procrastinate apps share
+the tables: a sync one that only defers (used from Bolt's listener threads, on the bot's
+sync pool) and the worker's async one, whose event loop runs in a thread of ``ragbot
+serve`` (or in ``ragbot worker``). Separate apps because procrastinate's async pool is bound
+to the worker's loop and cannot be used from other threads.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field, is_dataclass
+from typing import Any, Protocol
+
+import procrastinate
+import psycopg
+import structlog
+from procrastinate.exceptions import AlreadyEnqueued
+from psycopg_pool import ConnectionPool
+
+log = structlog.get_logger("ragbot.jobs")
+
+REINDEX_TASK = "ragbot.reindex_kb"
+QUEUE = "ragbot"
+_SCHEMA_LOCK = 0x7072_6F63  # advisory lock key: "proc"
+
+
+class Notifier(Protocol):
+    """Tells the admin who started a job how it goes (ephemeral message or DM)."""
+
+    def notify(self, *, channel: str, user: str, text: str,
+               response_url: str | None = None) -> None: ...
+
+
+ProgressFn = Callable[[Any], None]
+ReindexFn = Callable[[str, ProgressFn], Any]
+"""Runs a reindex of one KB, calling the progress callback as it goes; returns a report."""
+
+
+@dataclass
+class JobDeps:
+    """What jobs need to run: the reindex itself and a way to report to the admin."""
+
+    reindex: ReindexFn
+    notifier: Notifier
+    progress_interval_s: float = 15.0
+
+
+class AlreadyQueuedError(Exception):
+    """A reindex of this KB is already waiting in the queue."""
+
+
+# ---------------------------------------------------------------- schema and deferring
+
+def ensure_schema(conn: psycopg.Connection) -> bool:
+    """Create procrastinate's tables unless present; safe to call from many processes.
+
+    Returns whether the schema was applied now. ``conn`` must be autocommit.
+    """
+    schema = procrastinate.App(connector=procrastinate.SyncPsycopgConnector()
+                               ).schema_manager.get_schema()
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", [_SCHEMA_LOCK])
+        row = conn.execute("SELECT to_regclass('procrastinate_jobs') IS NOT NULL").fetchone()
+        if row and row[0]:
+            return False
+        conn.execute(schema)  # type: ignore[arg-type]  # procrastinate's own fixed SQL
+    log.info("job_schema_applied")
+    return True
+
+
+class JobQueue:
+    """Defers jobs and answers questions about them, from synchronous code."""
+
+    def __init__(self, pool: ConnectionPool) -> None:
+        self._pool = pool
+        self._app = procrastinate.App(connector=procrastinate.SyncPsycopgConnector())
+        self._app.open(pool)
+        with pool.connection() as conn:
+            ensure_schema(conn)
+
+    def defer_reindex(self, *, kb: str, channel: str, user: str,
+                      response_url: str | None = None) -> int:
+        """Queue a reindex of ``kb``; raises AlreadyQueuedError if one is already waiting."""
+        deferrer = self._app.configure_task(
+            REINDEX_TASK, queue=QUEUE,
+            # one waiting job per KB; running ones are serialized by the lock
+            queueing_lock=f"reindex:{kb}", lock=f"reindex:{kb}",
+        )
+        try:
+            job_id = deferrer.defer(kb=kb, channel=channel, user=user,
+                                    response_url=response_url)
+        except AlreadyEnqueued as exc:
+            raise AlreadyQueuedError(kb) from exc
+        log.info("reindex_deferred", kb=kb, job_id=job_id, user=user)
+        return job_id
+
+    def active_reindexes(self) -> list[dict[str, Any]]:
+        """Reindex jobs waiting or running: ``[{"job_id", "kb", "status", "user"}]``."""
+        with self._pool.connection() as conn:
+            rows = conn.execute(
+                "SELECT id, args, status::text FROM procrastinate_jobs "
+                "WHERE task_name = %s AND status IN ('todo', 'doing') ORDER BY id",
+                [REINDEX_TASK],
+            ).fetchall()
+        return [{"job_id": r[0], "kb": r[1].get("kb"), "status": r[2], "user": r[1].get("user")}
+                for r in rows]
+
+    def job_status(self, job_id: int) -> str | None:
+        with self._pool.connection() as conn:
+            row = conn.execute("SELECT status::text FROM procrastinate_jobs WHERE id = %s",
+                               [job_id]).fetchone()
+        return row[0] if row else None
+
+
+# ---------------------------------------------------------------- the reindex task
+
+def describe_report(report: Any) -> str:
+    """A one-line summary of a reindex report, whatever its exact shape."""
+    data: dict[str, Any]
+    if hasattr(report, "to_json"):
+        data = dict(report.to_json())
+    elif is_dataclass(report) and not isinstance(report, type):
+        data = asdict(report)
+    elif isinstance(report, dict):
+        data = report
+    else:
+        return str(report)
+    parts = [f"{k}={v}" for k, v in data.items()
+             if isinstance(v, int | float | str) and not isinstance(v, bool) and k != "kb"]
+    errors = data.get("errors") or []
+    if errors:
+        parts.append(f"errors={len(errors)}")
+    return ", ".join(parts) or "done"
+
+
+@dataclass
+class _Throttle:
+    interval_s: float
+    last: float = field(default=float("-inf"))
+
+    def ready(self) -> bool:
+        now = time.monotonic()
+        if now - self.last < self.interval_s:
+            return False
+        self.last = now
+        return True
+
+
+def run_reindex_job(deps: JobDeps, *, kb: str, channel: str, user: str,
+                    response_url: str | None = None) -> str:
+    """The body of the reindex task: run it, report progress and the result to the admin.
+
+    A failure is reported and re-raised, so the job is marked failed in the queue.
+    """
+    bound = log.bind(kb=kb, user=user)
+    throttle = _Throttle(deps.progress_interval_s)
+
+    def tell(text: str) -> None:
+        try:
+            deps.notifier.notify(channel=channel, user=user, text=text,
+                                 response_url=response_url)
+        except Exception:  # a lost progress message must not fail the reindex
+            bound.warning("reindex_notify_failed", exc_info=True)
+
+    def on_progress(event: Any) -> None:
+        if throttle.ready():
+            tell(f"Reindex of `{kb}`: {describe_report(event)}")
+
+    tell(f"Reindex of `{kb}` started.")
+    started = time.monotonic()
+    try:
+        report = deps.reindex(kb, on_progress)
+    except Exception as exc:
+        bound.exception("reindex_failed")
+        # store errors carry a message that names the item and the fix; others do not
+        from store.errors import StoreError
+
+        reason = str(exc) if isinstance(exc, StoreError) else "an internal error (see the logs)"
+        tell(f":x: Reindex of `{kb}` failed: {reason}. The knowledge base is unchanged.")
+        raise
+    summary = describe_report(report)
+    bound.info("reindex_finished", seconds=round(time.monotonic() - started, 1))
+    tell(f":white_check_mark: Reindex of `{kb}` finished in "
+         f"{time.monotonic() - started:.1f}s: {summary}")
+    return summary
+
+
+def build_worker_app(database_url: str, deps: JobDeps) -> procrastinate.App:
+    """The procrastinate app that runs jobs, its tasks bound to ``deps``."""
+    app = procrastinate.App(connector=procrastinate.PsycopgConnector(
+        conninfo=database_url, min_size=1, max_size=4))
+
+    @app.task(name=REINDEX_TASK, queue=QUEUE)
+    def reindex_kb(kb: str, channel: str, user: str, response_url: str | None = None) -> str:
+        return run_reindex_job(deps, kb=kb, channel=channel, user=user,
+                               response_url=response_url)
+
+    # Procrastinate's recipe for jobs whose worker died mid-run (no heartbeat for 30 s):
+    # put them back in the queue. Safe for reindex, which switches generations atomically.
+    @app.periodic(cron="* * * * *")
+    @app.task(name="ragbot.retry_stalled_jobs", queue=QUEUE,
+              queueing_lock="retry_stalled_jobs")
+    async def retry_stalled_jobs(timestamp: int) -> int:
+        return await requeue_stalled(app)
+
+    return app
+
+
+async def requeue_stalled(app: procrastinate.App) -> int:
+    """Put jobs left 'doing' by a dead worker back in the queue; returns how many."""
+    manager = app.job_manager
+    count = 0
+    for job in await manager.get_stalled_jobs(task_name=REINDEX_TASK):
+        log.warning("job_requeued_after_crash", job_id=job.id, task=job.task_name)
+        await manager.retry_job(job)
+        count += 1
+    return count
+
+
+def store_reindex(pool: ConnectionPool, embedder: Any) -> ReindexFn:
+    """The production ReindexFn: ``store.reindex.reindex`` on ``pool`` with ``embedder``."""
+
+    def run(kb: str, on_progress: ProgressFn) -> Any:
+        from store.reindex import reindex
+
+        return reindex(pool, kb, embedder=embedder, on_progress=on_progress)
+
+    return run
+
+
+# ---------------------------------------------------------------- the worker thread
+
+class Worker:
+    """A procrastinate worker on its own event loop in a daemon thread."""
+
+    def __init__(self, app: procrastinate.App, *, name: str = "ragbot-worker",
+                 polling_interval_s: float = 5.0, retry_stalled: bool = True) -> None:
+        self._app = app
+        self._name = name
+        self._polling = polling_interval_s
+        self._retry_stalled = retry_stalled
+        self._thread: threading.Thread | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._ready = threading.Event()
+        self._error: BaseException | None = None
+
+    def start(self, timeout_s: float = 30.0) -> Worker:
+        """Start the worker thread and wait until it listens for jobs."""
+        self._thread = threading.Thread(target=self._run, name=self._name, daemon=True)
+        self._thread.start()
+        if not self._ready.wait(timeout_s):
+            raise TimeoutError(f"job worker did not start within {timeout_s}s")
+        if self._error is not None:
+            raise RuntimeError("job worker failed to start") from self._error
+        return self
+
+    def _run(self) -> None:
+        try:
+            asyncio.run(self._main())
+        except BaseException as exc:  # reported to start() or logged; the thread just ends
+            self._error = exc
+            log.exception("job_worker_crashed")
+        finally:
+            self._ready.set()
+
+    async def _main(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        async with self._app.open_async():
+            if self._retry_stalled:
+                await requeue_stalled(self._app)
+            self._task = asyncio.create_task(self._app.run_worker_async(
+                name=self._name, queues=[QUEUE], install_signal_handlers=False,
+                fetch_job_polling_interval=self._polling, delete_jobs="never"))
+            self._ready.set()
+            log.info("job_worker_started", name=self._name)
+            try:
+                await self._task
+            except asyncio.CancelledError:
+                pass
+        log.info("job_worker_stopped", name=self._name)
+
+    def stop(self, timeout_s: float = 30.0) -> None:
+        """Stop taking jobs, let a running one finish (up to ``timeout_s``), end the thread."""
+        loop, task = self._loop, self._task
+        if loop is not None and task is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(task.cancel)
+        if self._thread is not None:
+            self._thread.join(timeout_s)
+
+    @property
+    def alive(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+
+def start_worker(database_url: str, deps: JobDeps, **options: Any) -> Worker:
+    """Start a job worker thread for ``ragbot serve``; call ``.stop()`` on shutdown."""
+    return Worker(build_worker_app(database_url, deps), **options).start()

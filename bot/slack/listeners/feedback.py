@@ -1,0 +1,114 @@
+"""👍/👎 reactions on the bot's answers become votes, stored with the turn's trace.
+
+``reaction_added`` records (or replaces) the reacting user's vote; ``reaction_removed``
+withdraws it. Reactions on any message that is not one of the bot's answers are ignored.
+Both are idempotent, so Slack's redeliveries need no deduplication here.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Protocol
+
+import structlog
+
+from store.feedback import DOWN, UP, Vote
+
+if TYPE_CHECKING:
+    from psycopg import Connection
+    from psycopg_pool import ConnectionPool
+    from slack_bolt import App
+
+log = structlog.get_logger("ragbot.slack.feedback")
+
+_VOTES: dict[str, Vote] = {"+1": UP, "thumbsup": UP, "-1": DOWN, "thumbsdown": DOWN}
+
+
+def vote_for_reaction(name: str | None) -> Vote | None:
+    """The vote a reaction means (skin tones count the same), or None for other emoji."""
+    base = (name or "").split("::", 1)[0]
+    return _VOTES.get(base)
+
+
+class FeedbackDeps(Protocol):
+    pool: ConnectionPool
+
+
+def _answer_trace(conn: Connection, channel: str, ts: str) -> tuple[str, dict[str, Any]] | None:
+    """The trace id and trace of the answer posted at (channel, ts), if it is one of ours."""
+    from store.slack_state import trace_for_message
+    from store.traces import get_trace
+
+    trace_id = trace_for_message(conn, channel, ts)
+    if not trace_id:
+        return None
+    trace = get_trace(conn, trace_id)
+    return trace_id, _as_dict(trace)
+
+
+def _as_dict(trace: Any) -> dict[str, Any]:
+    if trace is None:
+        return {}
+    if isinstance(trace, dict):
+        return trace
+    if hasattr(trace, "to_json"):
+        return dict(trace.to_json())
+    from dataclasses import asdict, is_dataclass
+
+    if is_dataclass(trace) and not isinstance(trace, type):
+        return asdict(trace)
+    return {"value": str(trace)}
+
+
+def _target(event: dict[str, Any]) -> tuple[str, str] | None:
+    item = event.get("item") or {}
+    if item.get("type") != "message" or not item.get("channel") or not item.get("ts"):
+        return None
+    return str(item["channel"]), str(item["ts"])
+
+
+def on_reaction_added(deps: FeedbackDeps, event: dict[str, Any],
+                      bot_user_id: str | None) -> bool:
+    """Store the vote a reaction means; returns whether one was stored."""
+    from store.feedback import record_vote
+
+    vote, target, user = vote_for_reaction(event.get("reaction")), _target(event), event.get("user")
+    if vote is None or target is None or not user or user == bot_user_id:
+        return False
+    channel, ts = target
+    with deps.pool.connection() as conn:
+        found = _answer_trace(conn, channel, ts)
+        if found is None:
+            return False
+        trace_id, trace = found
+        record_vote(conn, channel=channel, message_ts=ts, user=str(user), vote=vote,
+                    trace_id=trace_id, trace=trace, kb=trace.get("kb"))
+    log.info("feedback_vote", trace_id=trace_id, vote=vote, user=user, channel=channel)
+    return True
+
+
+def on_reaction_removed(deps: FeedbackDeps, event: dict[str, Any]) -> bool:
+    """Withdraw the vote a removed reaction stood for; returns whether one was removed."""
+    from store.feedback import withdraw_vote
+
+    vote, target, user = vote_for_reaction(event.get("reaction")), _target(event), event.get("user")
+    if vote is None or target is None or not user:
+        return False
+    channel, ts = target
+    with deps.pool.connection() as conn:
+        removed = withdraw_vote(conn, channel=channel, message_ts=ts, user=str(user), vote=vote)
+    if removed:
+        log.info("feedback_vote_withdrawn", vote=vote, user=user, channel=channel)
+    return removed
+
+
+def register(app: App, deps: FeedbackDeps) -> None:
+    """Wire the reaction events on ``app``."""
+
+    def added(event: dict[str, Any], context: dict[str, Any]) -> None:
+        on_reaction_added(deps, event, context.get("bot_user_id"))
+
+    def removed(event: dict[str, Any]) -> None:
+        on_reaction_removed(deps, event)
+
+    app.event("reaction_added")(added)
+    app.event("reaction_removed")(removed)

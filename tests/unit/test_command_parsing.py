@@ -1,0 +1,88 @@
+from __future__ import annotations
+
+import pytest
+
+from bot.slack.listeners.commands import (
+    HELP_TEXT,
+    Command,
+    CommandError,
+    is_admin,
+    parse_command,
+    refusal_text,
+    status_text,
+)
+
+
+@pytest.mark.parametrize("text", [None, "", "   ", "help", "HELP", "help me please"])
+def test_empty_text_and_help_mean_help(text: str | None) -> None:
+    assert parse_command(text) == Command("help")
+
+
+def test_reindex_without_kb_leaves_the_default_to_the_caller() -> None:
+    assert parse_command("reindex") == Command("reindex", None)
+
+
+def test_reindex_and_status_take_one_kb_name() -> None:
+    assert parse_command("reindex hr-docs") == Command("reindex", "hr-docs")
+    assert parse_command("  Status   eng_v2.1 ") == Command("status", "eng_v2.1")
+
+
+def test_only_reindex_is_admin_only() -> None:
+    assert Command("reindex").admin_only
+    assert not Command("status").admin_only
+    assert not Command("help").admin_only
+
+
+def test_unknown_command_names_it_and_points_to_help() -> None:
+    with pytest.raises(CommandError, match=r"Unknown command `delete`.*/ragbot help"):
+        parse_command("delete everything")
+
+
+def test_two_kb_names_are_refused_with_an_example() -> None:
+    with pytest.raises(CommandError, match=r"at most one knowledge base.*/ragbot reindex default"):
+        parse_command("reindex a b")
+
+
+@pytest.mark.parametrize("name", ["<!channel>", "a;drop", "-x", "x" * 101])
+def test_bad_kb_names_are_refused(name: str) -> None:
+    with pytest.raises(CommandError, match="not a knowledge base name"):
+        parse_command(f"status {name}")
+
+
+def test_admin_check_needs_a_listed_user_id() -> None:
+    assert is_admin("U1", ["U0", "U1"])
+    assert not is_admin("U2", ["U0", "U1"])
+    assert not is_admin("", [""])
+    assert not is_admin(None, [])
+
+
+def test_refusal_says_who_may_run_it() -> None:
+    text = refusal_text(Command("reindex"))
+    assert "/ragbot reindex" in text and "RAGBOT_ADMINS" in text
+
+
+def test_help_lists_every_command() -> None:
+    for word in ("/ragbot status", "/ragbot reindex", "/ragbot help"):
+        assert word in HELP_TEXT
+
+
+def _kb(name: str, docs: int = 3) -> dict[str, object]:
+    return {"name": name, "documents": docs, "chunks": docs * 4, "embed_model": "m",
+            "embed_dim": 384, "generation": 2, "last_ingest_at": "2026-01-02T03:04:05+00:00"}
+
+
+def test_status_shows_counts_and_a_running_reindex() -> None:
+    text = status_text([_kb("default"), _kb("hr", 1)],
+                       [{"job_id": 7, "kb": "hr", "status": "doing", "user": "U1"}])
+    assert "`default`: 3 documents, 12 chunks" in text
+    assert "2026-01-02 03:04:05" in text
+    hr_line = next(line for line in text.splitlines() if "`hr`" in line)
+    assert "reindex running" in hr_line
+    assert "No reindex running" not in text
+
+
+def test_status_says_when_nothing_runs_and_when_a_kb_is_missing() -> None:
+    assert "No reindex running." in status_text([_kb("default")], [])
+    missing = status_text([_kb("default")], [], missing="nope")
+    assert "`nope` does not exist" in missing and "`default`" in missing
+    assert "ragbot ingest" in status_text([], [])

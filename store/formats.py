@@ -1,0 +1,172 @@
+"""HTML, PDF and DOCX to Markdown-like text that keeps headings, tables and code blocks.
+
+Each reader returns ``(title or None, text)``; the chunker then sees the same structure it
+sees in Markdown files.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from typing import Any
+
+_SPACES = re.compile(r"[ \t\r\f\v]+")
+
+
+def _cell(text: str) -> str:
+    return _SPACES.sub(" ", text.replace("\n", " ")).replace("|", "\\|").strip()
+
+
+def markdown_table(rows: list[list[str]]) -> str:
+    """A pipe table; the first row is the header."""
+    rows = [r for r in rows if any(c.strip() for c in r)]
+    if not rows:
+        return ""
+    width = max(len(r) for r in rows)
+    rows = [[_cell(c) for c in r] + [""] * (width - len(r)) for r in rows]
+    lines = ["| " + " | ".join(rows[0]) + " |", "|" + "---|" * width]
+    lines += ["| " + " | ".join(r) + " |" for r in rows[1:]]
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- HTML
+
+_SKIP = {"script", "style", "noscript", "template", "head", "nav", "footer", "svg"}
+_BLOCKS = {"p", "div", "section", "article", "main", "blockquote", "li", "dd", "dt",
+           "figcaption", "address", "header", "aside", "form", "details", "summary"}
+
+
+def read_html(markup: str) -> tuple[str | None, str]:
+    """Title and Markdown-like text of an HTML page."""
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(markup, "html.parser")
+    title_tag = soup.find("title")
+    title = title_tag.get_text(" ", strip=True) if title_tag else None
+    for tag in soup.find_all(_SKIP):
+        tag.decompose()
+    root = soup.body or soup
+    blocks: list[str] = []
+    _html_blocks(root, blocks)
+    text = "\n\n".join(b for b in blocks if b.strip())
+    if not title:
+        h1 = soup.find("h1")
+        title = h1.get_text(" ", strip=True) if h1 else None
+    return title or None, text
+
+
+def _inline(node: Any) -> str:
+    return _SPACES.sub(" ", node.get_text(" ")).strip()
+
+
+def _html_blocks(node: Any, out: list[str]) -> None:
+    from bs4 import NavigableString, Tag
+
+    buffer: list[str] = []
+
+    def flush() -> None:
+        text = _SPACES.sub(" ", "".join(buffer)).strip()
+        if text:
+            out.append(text)
+        buffer.clear()
+
+    for child in node.children:
+        if isinstance(child, NavigableString):
+            buffer.append(str(child))
+            continue
+        if not isinstance(child, Tag):
+            continue
+        name = child.name.lower()
+        if re.fullmatch(r"h[1-6]", name):
+            flush()
+            heading = _inline(child)
+            if heading:
+                out.append("#" * int(name[1]) + " " + heading)
+        elif name == "pre":
+            flush()
+            code = child.get_text()
+            lang = ""
+            inner = child.find("code")
+            if inner is not None:
+                classes = inner.get("class") or []
+                lang = next((c.split("-", 1)[1] for c in classes
+                             if c.startswith(("language-", "lang-"))), "")
+            out.append(f"```{lang}\n{code.strip(chr(10))}\n```")
+        elif name == "table":
+            flush()
+            rows = [[_inline(cell) for cell in tr.find_all(["th", "td"])]
+                    for tr in child.find_all("tr")]
+            table = markdown_table(rows)
+            if table:
+                out.append(table)
+        elif name in ("ul", "ol"):
+            flush()
+            items = [_inline(li) for li in child.find_all("li", recursive=False)]
+            prefix = "1." if name == "ol" else "-"
+            out.append("\n".join(f"{prefix} {i}" for i in items if i))
+        elif name == "br":
+            buffer.append("\n")
+        elif name in _BLOCKS or child.find(["h1", "h2", "h3", "h4", "h5", "h6", "table",
+                                            "pre", "ul", "ol", "p", "div"]):
+            flush()
+            _html_blocks(child, out)
+        else:
+            buffer.append(child.get_text(" "))
+    flush()
+
+
+# ---------------------------------------------------------------- PDF
+
+
+def read_pdf(data: bytes) -> tuple[str | None, str]:
+    """Title (document info) and text of a PDF, pages separated by blank lines."""
+    from pypdf import PdfReader
+
+    reader = PdfReader(io.BytesIO(data))
+    if reader.is_encrypted:
+        raise ValueError("the PDF is encrypted; save an unencrypted copy")
+    pages = [(page.extract_text() or "").strip() for page in reader.pages]
+    title = None
+    if reader.metadata is not None and reader.metadata.title:
+        title = str(reader.metadata.title).strip() or None
+    return title, "\n\n".join(p for p in pages if p)
+
+
+# ---------------------------------------------------------------- DOCX
+
+
+def read_docx(data: bytes) -> tuple[str | None, str]:
+    """Title and Markdown-like text of a .docx: headings by style, tables as pipe tables."""
+    import docx
+    from docx.table import Table
+    from docx.text.paragraph import Paragraph
+
+    document = docx.Document(io.BytesIO(data))
+    title = (document.core_properties.title or "").strip() or None
+    blocks: list[str] = []
+    for item in document.iter_inner_content():
+        if isinstance(item, Table):
+            rows = [[cell.text for cell in row.cells] for row in item.rows]
+            table = markdown_table(rows)
+            if table:
+                blocks.append(table)
+            continue
+        if not isinstance(item, Paragraph):
+            continue
+        text = item.text.strip()
+        if not text:
+            continue
+        style = (item.style.name if item.style is not None else "") or ""
+        level = re.fullmatch(r"Heading (\d)", style)
+        if style == "Title":
+            title = title or text
+            blocks.append("# " + text)
+        elif level:
+            blocks.append("#" * min(int(level.group(1)), 6) + " " + text)
+        elif style.startswith("List"):
+            blocks.append("- " + text)
+        else:
+            blocks.append(text)
+    if title is None:
+        title = next((b.lstrip("# ") for b in blocks if b.startswith("#")), None)
+    return title, "\n\n".join(blocks)

@@ -1,0 +1,376 @@
+"""Ingestion: documents -> chunks -> embeddings -> rows, versioned and idempotent.
+
+Documents are looked up by ``doc_key`` in the KB's generation; an unchanged content hash is
+skipped without writes. Changed and new documents are chunked, then embedded together in
+large batches (many documents per call, which is where the time goes), then written: each
+document in its own savepoint, so a document whose embedding or insert fails leaves no rows
+while the rest of the batch commits. A changed document's old version is archived (its
+chunks deleted) in the same transaction that inserts the new one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import psycopg
+import structlog
+from psycopg_pool import ConnectionPool
+
+from store import readers
+from store.chunking import chunk_text, embedding_input
+from store.embedding import Embedder, Vectors
+from store.errors import ModelMismatchError, StoreError
+from store.kb import KnowledgeBase, get_kb, get_or_create_kb, kb_write_lock, record_source
+from store.readers import ReadFailure, Scope
+from store.tokenize import keyword_text
+from store.types import ChunkDraft, SourceDocument
+
+log = structlog.get_logger("ragbot.ingest")
+
+EMBED_BATCH_CHUNKS = 256  # chunks embedded per call: many documents share one call
+LOOKUP_BATCH_DOCS = 64
+
+_CHUNK_COLUMNS = ("document_id, kb_id, generation, position, heading_path, text, token_count, "
+                  "tsv, embedding, dim, doc_type, source, acl, updated_at")
+_INSERT_CHUNK = (f"INSERT INTO chunks ({_CHUNK_COLUMNS}) VALUES "
+                 "(%s, %s, %s, %s, %s, %s, %s, to_tsvector('simple', %s), %s, %s, %s, %s, %s, %s)")
+
+
+@dataclass
+class IngestReport:
+    """What one ingest run did. ``errors`` holds one line per failed item."""
+
+    new: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    failed: int = 0
+    pruned: int = 0
+    chunks: int = 0
+    seconds: float = 0.0
+    errors: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        return (f"{self.new} new, {self.updated} updated, {self.unchanged} unchanged, "
+                f"{self.failed} failed, {self.pruned} pruned documents; {self.chunks} chunks; "
+                f"{self.seconds:.1f} s")
+
+
+@dataclass
+class _Pending:
+    doc: SourceDocument
+    content_hash: str
+    previous_id: int | None  # the latest version's row, archived when this one lands
+    version: int
+    drafts: list[ChunkDraft]
+    inputs: list[str]  # embedding inputs, one per draft
+
+
+@dataclass
+class _Run:
+    conn: psycopg.Connection[Any]
+    kb: KnowledgeBase
+    generation: int
+    embedder: Embedder
+    report: IngestReport
+    tick: Callable[[], None]
+    seen: set[str] = field(default_factory=set)
+
+
+def content_hash(doc: SourceDocument) -> str:
+    """Hash of everything that ends up in the rows, so any change makes a new version."""
+    payload = json.dumps([doc.title, doc.text, doc.doc_type, sorted(doc.acl), doc.source,
+                          doc.fmt], ensure_ascii=False)
+    return hashlib.sha256(payload.encode()).hexdigest()
+
+
+def _resolve(conn: psycopg.Connection[Any], kb_name: str, embedder: Embedder,
+             generation: int | None) -> tuple[KnowledgeBase, int]:
+    if generation is None:
+        kb = get_or_create_kb(conn, kb_name, embedder)
+        return kb, kb.active_generation
+    kb = get_kb(conn, kb_name)
+    row = conn.execute("SELECT embed_model, embed_dim FROM generations WHERE kb_id = %s AND "
+                       "generation = %s", [kb.id, generation]).fetchone()
+    model, dim = (row[0], row[1]) if row else (kb.embed_model, kb.embed_dim)
+    if (model, dim) != (embedder.name, embedder.dim):
+        raise ModelMismatchError(kb.name, model, dim, embedder.name, embedder.dim)
+    return kb, generation
+
+
+def _lookup(run: _Run, docs: list[SourceDocument]) -> list[_Pending]:
+    """Skip unchanged documents; chunk the rest."""
+    rows = run.conn.execute(
+        "SELECT DISTINCT ON (doc_key) doc_key, id, content_hash, version, is_latest "
+        "FROM documents WHERE kb_id = %s AND generation = %s AND doc_key = ANY(%s) "
+        "ORDER BY doc_key, version DESC",
+        [run.kb.id, run.generation, [d.doc_key for d in docs]],
+    ).fetchall()
+    known = {r[0]: r[1:] for r in rows}
+    pending: list[_Pending] = []
+    for doc in docs:
+        digest = content_hash(doc)
+        row = known.get(doc.doc_key)
+        if row and row[3] and row[1] == digest:
+            run.report.unchanged += 1
+            run.tick()
+            continue
+        drafts = chunk_text(doc.text, doc.fmt)
+        if not drafts:
+            _fail(run, f"{doc.source}: no text to index", "add content")
+            continue
+        pending.append(_Pending(
+            doc, digest, row[0] if row and row[3] else None, (row[2] + 1) if row else 1,
+            drafts, [embedding_input(doc.title, d.heading_path, d.text) for d in drafts]))
+    return pending
+
+
+def _fail(run: _Run, item: str, fix: str = "") -> None:
+    run.report.failed += 1
+    run.report.errors.append(item + (f" ({fix})" if fix else ""))
+    run.tick()
+
+
+def _embed(run: _Run, batch: list[_Pending]) -> list[tuple[_Pending, Vectors]]:
+    """Vectors for every pending document; one call for the batch, per document on error."""
+    texts = [t for p in batch for t in p.inputs]
+    try:
+        vectors = _checked(run.embedder.embed_documents(texts), len(texts), run.embedder.dim)
+    except Exception:  # noqa: BLE001 - isolate the failing document below
+        out: list[tuple[_Pending, Vectors]] = []
+        for pending in batch:
+            try:
+                out.append((pending, _checked(run.embedder.embed_documents(pending.inputs),
+                                              len(pending.inputs), run.embedder.dim)))
+            except Exception as exc:  # noqa: BLE001 - reported per document
+                _fail(run, f"{pending.doc.source}: embedding failed ({type(exc).__name__}: "
+                      f"{exc})", "check the document's text; other documents were ingested")
+        return out
+    out, start = [], 0
+    for pending in batch:
+        out.append((pending, vectors[start:start + len(pending.inputs)]))
+        start += len(pending.inputs)
+    return out
+
+
+def _checked(vectors: Vectors, count: int, dim: int) -> Vectors:
+    array = np.asarray(vectors, dtype=np.float32)
+    if array.shape != (count, dim) or not np.isfinite(array).all():
+        raise StoreError(f"embedder returned shape {array.shape} (expected {(count, dim)}) "
+                         "or non-finite values")
+    return array
+
+
+def _updated_at(doc: SourceDocument) -> datetime:
+    for key in ("updated_at", "mtime"):
+        value = doc.metadata.get(key)
+        if isinstance(value, str):
+            with contextlib.suppress(ValueError):
+                parsed = datetime.fromisoformat(value)
+                return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+    return datetime.now(UTC)
+
+
+def _write_one(run: _Run, pending: _Pending, vectors: Vectors) -> None:
+    conn, doc = run.conn, pending.doc
+    if pending.previous_id is not None:
+        _archive(conn, [pending.previous_id])
+    updated_at = _updated_at(doc)
+    acl = list(doc.acl)
+    row = conn.execute(
+        "INSERT INTO documents (kb_id, generation, doc_key, source, title, doc_type, "
+        "content_hash, version, acl, metadata, updated_at) "
+        "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s::jsonb, %s) RETURNING id",
+        [run.kb.id, run.generation, doc.doc_key, doc.source, doc.title, doc.doc_type,
+         pending.content_hash, pending.version, acl,
+         json.dumps(doc.metadata, ensure_ascii=False, default=str), updated_at],
+    ).fetchone()
+    assert row is not None
+    with conn.cursor() as cur:
+        cur.executemany(_INSERT_CHUNK, [
+            (row[0], run.kb.id, run.generation, d.position, list(d.heading_path), d.text,
+             d.token_count, keyword_text(text), vec, run.embedder.dim, doc.doc_type,
+             doc.source, acl, updated_at)
+            for d, text, vec in zip(pending.drafts, pending.inputs, vectors, strict=True)
+        ])
+
+
+def _archive(conn: psycopg.Connection[Any], ids: list[int]) -> None:
+    conn.execute("UPDATE documents SET is_latest = false, archived_at = now() "
+                 "WHERE id = ANY(%s)", [ids])
+    conn.execute("DELETE FROM chunks WHERE document_id = ANY(%s)", [ids])
+
+
+def _flush(run: _Run, batch: list[_Pending]) -> None:
+    if not batch:
+        return
+    embedded = _embed(run, batch)
+    with run.conn.transaction():
+        for pending, vectors in embedded:
+            try:
+                with run.conn.transaction():  # a savepoint: a failure leaves no rows
+                    _write_one(run, pending, vectors)
+            except psycopg.Error as exc:
+                _fail(run, f"{pending.doc.source}: could not be stored "
+                      f"({type(exc).__name__}: {exc})".replace("\n", " "),
+                      "other documents were ingested")
+                continue
+            if pending.previous_id is None:
+                run.report.new += 1
+            else:
+                run.report.updated += 1
+            run.report.chunks += len(pending.drafts)
+            run.tick()
+
+
+def _valid(run: _Run, doc: SourceDocument) -> bool:
+    if doc.doc_key in run.seen:
+        _fail(run, f"{doc.source}: duplicate document id {doc.doc_key!r} in this ingest",
+              "give each document a unique id; the first one was kept")
+        return False
+    run.seen.add(doc.doc_key)
+    if not doc.text.strip():
+        _fail(run, f"{doc.source}: document {doc.doc_key!r} is empty", "add content")
+        return False
+    try:
+        readers.normalize_acl(list(doc.acl), doc.source)
+    except ValueError as exc:
+        _fail(run, str(exc))
+        return False
+    return True
+
+
+def _process(run: _Run, items: Iterable[SourceDocument | ReadFailure]) -> None:
+    lookup: list[SourceDocument] = []
+    embed: list[_Pending] = []
+    embed_chunks = 0
+
+    def drain_lookup() -> None:
+        nonlocal embed_chunks
+        for pending in _lookup(run, lookup):
+            embed.append(pending)
+            embed_chunks += len(pending.drafts)
+        lookup.clear()
+
+    for item in items:
+        if isinstance(item, ReadFailure):
+            _fail(run, item.message())
+            continue
+        if not _valid(run, item):
+            continue
+        lookup.append(item)
+        if len(lookup) >= LOOKUP_BATCH_DOCS:
+            drain_lookup()
+        if embed_chunks >= EMBED_BATCH_CHUNKS:
+            _flush(run, embed)
+            embed.clear()
+            embed_chunks = 0
+    drain_lookup()
+    _flush(run, embed)
+
+
+def _prune(run: _Run, scopes: Sequence[Scope]) -> None:
+    for scope in scopes:
+        if not scope.complete:
+            run.report.errors.append(
+                f"{scope.path}: not pruned because some lines could not be identified "
+                "(fix them and ingest again with --prune)")
+            continue
+        if scope.kind == "folder":
+            where = "left(doc_key, %s) = %s"
+            arg: list[Any] = [len(scope.path) + 1, scope.path.rstrip("/") + "/"]
+        else:
+            where = "metadata->>'corpus' = %s"
+            arg = [scope.path]
+        with run.conn.transaction():
+            rows = run.conn.execute(
+                f"SELECT id FROM documents WHERE kb_id = %s AND generation = %s AND is_latest "
+                f"AND {where} AND NOT (doc_key = ANY(%s)) FOR UPDATE",
+                [run.kb.id, run.generation, *arg, list(scope.seen)],
+            ).fetchall()
+            if rows:
+                _archive(run.conn, [r[0] for r in rows])
+        run.report.pruned += len(rows)
+
+
+def _execute(pool: ConnectionPool[Any], kb_name: str,
+             items: Callable[[], Iterator[SourceDocument | ReadFailure]], *,
+             embedder: Embedder, generation: int | None, total: int,
+             scopes: Sequence[Scope], sources: Sequence[dict[str, Any]],
+             on_progress: Callable[[int, int], None] | None) -> IngestReport:
+    report = IngestReport()
+    started = time.perf_counter()
+    done = 0
+
+    def tick() -> None:
+        nonlocal done
+        done += 1
+        if on_progress is not None:
+            on_progress(done, max(total, done))
+
+    with pool.connection() as conn:
+        kb, gen = _resolve(conn, kb_name, embedder, generation)
+        # A reindex (explicit generation) already holds the KB's write lock for its build.
+        lock = kb_write_lock(conn, kb.id) if generation is None else contextlib.nullcontext()
+        with lock:
+            run = _Run(conn, kb, gen, embedder, report, tick)
+            _process(run, items())
+            _prune(run, scopes)
+            for source in sources:
+                record_source(conn, kb.id, source)
+            conn.execute("UPDATE knowledge_bases SET last_ingest_at = now() WHERE id = %s",
+                         [kb.id])
+    report.seconds = time.perf_counter() - started
+    log.info("ingest_done", kb=kb_name, generation=gen, new=report.new,
+             updated=report.updated, unchanged=report.unchanged, failed=report.failed,
+             pruned=report.pruned, chunks=report.chunks, seconds=round(report.seconds, 2))
+    return report
+
+
+def ingest_paths(pool: ConnectionPool[Any], kb_name: str, paths: Sequence[str | Path], *,
+                 embedder: Embedder, doc_type: str | None = None,
+                 acl: Sequence[str] | None = None, prune: bool = False,
+                 max_file_bytes: int = 20 * 1024 * 1024, generation: int | None = None,
+                 record_sources: bool = True, progress: bool = False,
+                 on_progress: Callable[[int, int], None] | None = None) -> IngestReport:
+    """Ingest files, folders (recursively) and ``.jsonl`` corpora into KB ``kb_name``.
+
+    ``doc_type`` and ``acl`` apply to documents that do not set their own (front matter,
+    corpus metadata). ``generation=None`` writes the KB's active generation; a reindex passes
+    the generation it is building (and holds the KB write lock itself). ``prune`` archives
+    documents whose file vanished from an ingested folder or whose id vanished from an
+    ingested corpus. ``progress`` is accepted for symmetry with the CLI, which draws the bar
+    through ``on_progress``.
+    """
+    del progress
+    if acl:
+        readers.normalize_acl(list(acl), "--acl")  # fail fast, before touching the DB
+    the_plan = readers.plan(paths)
+    sources = [] if not record_sources else [
+        {"path": str(Path(p).expanduser().resolve()), "doc_type": doc_type,
+         "acl": list(acl) if acl else None}
+        for p in paths if Path(p).expanduser().exists()]
+    return _execute(
+        pool, kb_name,
+        lambda: readers.read_plan(the_plan, doc_type=doc_type, acl=acl,
+                                  max_bytes=max_file_bytes),
+        embedder=embedder, generation=generation, total=the_plan.total,
+        scopes=the_plan.scopes if prune else (), sources=sources, on_progress=on_progress)
+
+
+def ingest_documents(pool: ConnectionPool[Any], kb_name: str, docs: Iterable[SourceDocument],
+                     *, embedder: Embedder, generation: int | None = None,
+                     on_progress: Callable[[int, int], None] | None = None) -> IngestReport:
+    """Ingest already-read documents (same versioning and batching as ``ingest_paths``)."""
+    listed = docs if isinstance(docs, list) else None
+    return _execute(pool, kb_name, lambda: iter(docs), embedder=embedder,
+                    generation=generation, total=len(listed) if listed is not None else 0,
+                    scopes=(), sources=(), on_progress=on_progress)

@@ -25,7 +25,7 @@ DOWN: Vote = -1
 
 @dataclass(frozen=True)
 class AnswerFeedback:
-    """All votes on one answer message, with the turn's trace."""
+    """All votes on one answer (one trace; a long answer may span several messages)."""
 
     channel: str
     message_ts: str
@@ -82,24 +82,24 @@ def get_votes(conn: psycopg.Connection, channel: str, message_ts: str) -> dict[s
 
 def answers_with_votes(conn: psycopg.Connection, *,
                        since: datetime | None = None) -> list[AnswerFeedback]:
-    """Every voted answer (oldest first), votes aggregated per answer message."""
+    """Every voted answer (oldest first), votes aggregated per trace (per user)."""
     with conn.cursor(row_factory=dict_row) as cur:
         rows = cur.execute(
             """
-            SELECT channel, message_ts,
-                   (array_agg(trace_id ORDER BY updated_at DESC))[1] AS trace_id,
+            SELECT trace_id,
+                   min(channel) AS channel, min(message_ts) AS message_ts,
                    (array_agg(trace ORDER BY updated_at DESC))[1] AS trace,
-                   count(*) FILTER (WHERE vote = 1) AS up,
-                   count(*) FILTER (WHERE vote = -1) AS down,
-                   coalesce(array_agg(user_id ORDER BY user_id) FILTER (WHERE vote = 1),
+                   count(DISTINCT user_id) FILTER (WHERE vote = 1) AS up,
+                   count(DISTINCT user_id) FILTER (WHERE vote = -1) AS down,
+                   coalesce(array_agg(DISTINCT user_id) FILTER (WHERE vote = 1),
                             '{}') AS up_users,
-                   coalesce(array_agg(user_id ORDER BY user_id) FILTER (WHERE vote = -1),
+                   coalesce(array_agg(DISTINCT user_id) FILTER (WHERE vote = -1),
                             '{}') AS down_users,
                    max(updated_at) AS last_vote_at
               FROM feedback_votes
              WHERE %(since)s::timestamptz IS NULL OR updated_at >= %(since)s::timestamptz
-             GROUP BY channel, message_ts
-             ORDER BY min(created_at), channel, message_ts
+             GROUP BY trace_id
+             ORDER BY min(created_at), trace_id
             """,
             {"since": since},
         ).fetchall()
@@ -190,16 +190,11 @@ def export(conn: psycopg.Connection, *, since: datetime | None = None) -> Export
     """
     questions: list[dict[str, Any]] = []
     review: list[dict[str, Any]] = []
-    seen: set[str] = set()
     for item in answers_with_votes(conn, since=since):
         if item.down:
             review.append(to_review(item))
         elif item.up:
-            q = to_question(item)
-            if q["id"] in seen:  # the same turn shown in two messages: keep one question
-                continue
-            seen.add(q["id"])
-            questions.append(q)
+            questions.append(to_question(item))
     questions.sort(key=lambda q: (q.get("thread") or "", q.get("turn") or 0))
     return Export(questions=questions, review=review)
 

@@ -155,3 +155,13 @@ def test_write_jsonl_keeps_unicode_readable(tmp_path: Path) -> None:
     path = tmp_path / "q.jsonl"
     assert feedback.write_jsonl(str(path), [{"question": "应急预案"}]) == 1
     assert path.read_text(encoding="utf-8") == '{"question": "应急预案"}\n'
+
+
+def test_votes_on_parts_of_one_long_answer_count_once(pool: ConnectionPool) -> None:
+    vote(pool, "1.1", "U1", UP, 1)
+    vote(pool, "1.2", "U1", UP, 1)  # second message of the same answer (same trace)
+    vote(pool, "1.2", "U2", UP, 1)
+    with pool.connection() as conn:
+        (item,) = feedback.answers_with_votes(conn)
+        assert (item.up, item.down, item.up_users) == (2, 0, ("U1", "U2"))
+        assert [q["id"] for q in feedback.export(conn).questions] == ["feedback-tr1"]

@@ -33,16 +33,19 @@ class FeedbackDeps(Protocol):
     pool: ConnectionPool
 
 
-def _answer_trace(conn: Connection, channel: str, ts: str) -> tuple[str, dict[str, Any]] | None:
-    """The trace id and trace of the answer posted at (channel, ts), if it is one of ours."""
+def _answer_trace(conn: Connection, channel: str,
+                  ts: str) -> tuple[str, dict[str, Any], str | None] | None:
+    """The trace id, trace and KB of the answer posted at (channel, ts), if it is ours."""
     from store.slack_state import trace_for_message
     from store.traces import get_trace
 
-    trace_id = trace_for_message(conn, channel, ts)
-    if not trace_id:
+    message = trace_for_message(conn, channel, ts)
+    if message is None:
         return None
-    trace = get_trace(conn, trace_id)
-    return trace_id, _as_dict(trace)
+    trace = _as_dict(get_trace(conn, message.trace_id))
+    # the thread key and KB are known here even if the trace lacks them
+    trace.setdefault("thread_id", message.thread_key)
+    return message.trace_id, trace, message.kb
 
 
 def _as_dict(trace: Any) -> dict[str, Any]:
@@ -79,9 +82,9 @@ def on_reaction_added(deps: FeedbackDeps, event: dict[str, Any],
         found = _answer_trace(conn, channel, ts)
         if found is None:
             return False
-        trace_id, trace = found
+        trace_id, trace, kb = found
         record_vote(conn, channel=channel, message_ts=ts, user=str(user), vote=vote,
-                    trace_id=trace_id, trace=trace, kb=trace.get("kb"))
+                    trace_id=trace_id, trace=trace, kb=kb or trace.get("kb"))
     log.info("feedback_vote", trace_id=trace_id, vote=vote, user=user, channel=channel)
     return True
 

@@ -169,6 +169,25 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX slack_bot_messages_trace ON slack_bot_messages (trace_id);
     """,
+    # agent traces: the full path of each answered turn (see store/traces.py).
+    """
+    CREATE TABLE agent_traces (
+        trace_id text PRIMARY KEY,
+        thread_id text NOT NULL,
+        kb text,
+        user_id text,
+        question text,
+        rewritten_query text,
+        route text,
+        rounds integer,
+        refused boolean,
+        answer text,
+        latency_ms double precision,
+        record jsonb NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now()
+    );
+    CREATE INDEX agent_traces_thread ON agent_traces (thread_id, created_at);
+    """,
 ]
 
 

@@ -209,7 +209,9 @@ def latest_documents(conn: psycopg.Connection, kb_name: str) -> Iterator[dict[st
         rows = cur.execute(
             """
             SELECT d.id, d.doc_key, d.title, d.doc_type, d.source, d.acl, d.metadata,
-                   array_agg(c.text ORDER BY c.position) AS texts
+                   array_agg(c.text ORDER BY c.position) AS texts,
+                   array_agg(array_to_json(c.heading_path)::text ORDER BY c.position)
+                       AS headings
               FROM knowledge_bases k
               JOIN documents d ON d.kb_id = k.id AND d.generation = k.active_generation
                               AND d.is_latest
@@ -221,12 +223,39 @@ def latest_documents(conn: psycopg.Connection, kb_name: str) -> Iterator[dict[st
             [kb_name],
         ).fetchall()
     for r in rows:
+        sections = [(tuple(json.loads(h)), t) for h, t in zip(r["headings"], r["texts"],
+                                                              strict=True)]
         metadata = {k: v for k, v in dict(r["metadata"] or {}).items()
-                    if k not in ("acl", "doc_type", "source")}
+                    if k not in ("acl", "doc_type", "source", "corpus", "format")}
         metadata.update({"doc_type": r["doc_type"], "source": r["source"],
                          "acl": list(r["acl"])})
-        yield {"id": r["doc_key"], "title": r["title"], "text": join_chunks(r["texts"]),
+        if any(path for path, _ in sections):  # headings were restored as Markdown
+            metadata["format"] = "markdown"
+        yield {"id": r["doc_key"], "title": r["title"], "text": rebuild_text(sections),
                "metadata": metadata}
+
+
+def rebuild_text(chunks: Iterable[tuple[tuple[str, ...], str]]) -> str:
+    """A document's text from its ordered (heading path, text) chunks, headings restored
+    as Markdown headings (chunk texts do not contain them)."""
+    parts: list[str] = []
+    current: tuple[str, ...] = ()
+    group: list[str] = []
+    for path, text in chunks:
+        if path != current or not group:
+            if group:
+                parts.append(join_chunks(group))
+                group = []
+            common = next((i for i, (a, b) in enumerate(zip(path, current, strict=False))
+                           if a != b), min(len(path), len(current)))
+            parts.extend("#" * (level + 1) + " " + title
+                         for level, title in enumerate(path) if level >= common
+                         and path != current)
+            current = path
+        group.append(text)
+    if group:
+        parts.append(join_chunks(group))
+    return "\n\n".join(parts)
 
 
 def join_chunks(texts: Iterable[str], *, max_overlap: int = 4000) -> str:

@@ -165,3 +165,42 @@ def test_votes_on_parts_of_one_long_answer_count_once(pool: ConnectionPool) -> N
         (item,) = feedback.answers_with_votes(conn)
         assert (item.up, item.down, item.up_users) == (2, 0, ("U1", "U2"))
         assert [q["id"] for q in feedback.export(conn).questions] == ["feedback-tr1"]
+
+
+def test_rebuild_text_restores_headings_and_removes_overlap() -> None:
+    from store.chunking import chunk_text
+
+    text = ("# Runbook\n\nIntro.\n\n## Alerts\n\n"
+            + " ".join(f"Step {i} of the alert procedure." for i in range(160))
+            + "\n\n## Rollback\n\nRoll back with approval.")
+    chunks = chunk_text(text)
+    assert len(chunks) > 3  # the middle section was split with overlap
+    assert feedback.rebuild_text([(c.heading_path, c.text) for c in chunks]) == text
+
+
+def test_corpus_export_has_latest_versions_full_text_and_acl(
+        pool: ConnectionPool, embedder: Any) -> None:
+    from store.ingest import ingest_documents
+    from store.types import SourceDocument
+
+    body = "# VPN\n\n## Reset\n\n" + " ".join(
+        f"To reset the VPN token, step {i} applies." for i in range(120))
+    docs = [
+        SourceDocument(doc_key="vpn", source="kb/vpn.md", title="VPN guide", text=body,
+                       doc_type="runbook", fmt="markdown"),
+        SourceDocument(doc_key="hr", source="kb/hr.md", title="Leave", text="Leave is 20 days.",
+                       acl=("group:G1",), fmt="markdown"),
+    ]
+    ingest_documents(pool, "default", docs, embedder=embedder)
+    ingest_documents(pool, "default", [SourceDocument(
+        doc_key="hr", source="kb/hr.md", title="Leave", text="Leave is 25 days.",
+        acl=("group:G1",), fmt="markdown")], embedder=embedder)  # a new version
+    with pool.connection() as conn:
+        corpus = list(feedback.latest_documents(conn, "default"))
+    assert [d["id"] for d in corpus] == ["hr", "vpn"]
+    hr, vpn = corpus
+    assert hr["text"] == "Leave is 25 days."  # the latest version only
+    assert hr["metadata"]["acl"] == ["group:G1"]
+    assert vpn["text"] == body
+    assert vpn["metadata"] == {"doc_type": "runbook", "source": "kb/vpn.md",
+                                    "acl": ["public"], "format": "markdown"}

@@ -17,7 +17,11 @@ from bot.settings import Settings
 
 # Order here is the order in `ragbot --help`.
 COMMAND_MODULES = [
+    "ingest",
+    "kb",
+    "ask",
     "feedback",
+    "serve",
     "db",
 ]
 

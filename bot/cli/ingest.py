@@ -1,0 +1,88 @@
+"""``ragbot ingest PATH... --kb NAME``: read documents into a knowledge base."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from bot.context import AppContext
+
+_EPILOG = """\
+Inputs: folders (recursively), .md (YAML front matter: title, doc_type, acl), .txt, .html,
+.pdf, .docx, and .jsonl corpora ({"id", "title", "text", "metadata": {"doc_type", "source",
+"acl"}} per line). --doc-type and --acl are defaults: a document's own front matter or corpus
+metadata wins; documents with neither are public with doc_type "document".
+Unchanged documents are skipped; a changed one gets a new version and the old is archived.
+Exit status: 0 all ingested, 1 some items failed (the others are committed), 2 error.
+"""
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = sub.add_parser(
+        "ingest", help="ingest files, folders and .jsonl corpora into a knowledge base",
+        description="Ingest documents into a knowledge base.", epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("paths", nargs="+", metavar="PATH", help="file, folder or .jsonl corpus")
+    parser.add_argument("--kb", default=None, help="knowledge base name (default: RAGBOT_KB or "
+                        "'default'); created on first ingest")
+    parser.add_argument("--doc-type", default=None,
+                        help="doc_type for documents that do not set one")
+    parser.add_argument("--acl", nargs="+", default=None, metavar="PRINCIPAL",
+                        help="readers for documents that do not set their own: public, "
+                        "user:ID, channel:ID, group:ID (default public)")
+    parser.add_argument("--prune", action="store_true",
+                        help="archive documents whose file left an ingested folder or whose id "
+                        "left an ingested corpus")
+    parser.add_argument("--max-file-mb", type=float, default=None, metavar="N",
+                        help="skip (with an error) files, or corpus lines, larger than N MB "
+                        "(default RAGBOT_MAX_FILE_MB or 20)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.set_defaults(handler=run)
+
+
+@contextlib.contextmanager
+def progress_bar(enabled: bool) -> Iterator[Callable[[int, int], None] | None]:
+    """A rich progress bar on stderr, only on a terminal (logs never get bar fragments)."""
+    if not enabled or not sys.stderr.isatty():
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+    with Progress("[progress.description]{task.description}", BarColumn(),
+                  MofNCompleteColumn(), TimeRemainingColumn(),
+                  console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task("ingesting", total=None)
+
+        def update(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        yield update
+
+
+def run(args: argparse.Namespace, ctx: AppContext) -> int:
+    from store.ingest import ingest_paths
+
+    kb = args.kb or ctx.settings.default_kb
+    max_bytes = (int(args.max_file_mb * 1024 * 1024) if args.max_file_mb is not None
+                 else ctx.settings.max_file_bytes)
+    if max_bytes <= 0:
+        print("error: --max-file-mb must be positive", file=sys.stderr)
+        return 2
+    try:
+        with progress_bar(not args.no_progress) as on_progress:
+            report = ingest_paths(
+                ctx.pool, kb, args.paths, embedder=ctx.embedder, doc_type=args.doc_type,
+                acl=args.acl, prune=args.prune, max_file_bytes=max_bytes,
+                progress=on_progress is not None, on_progress=on_progress)
+    except ValueError as exc:  # a bad --acl entry or KB name
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    for line in report.errors:
+        print(f"error: {line}", file=sys.stderr)
+    print(f"{kb}: {report.summary()}")
+    return 1 if report.failed else 0

@@ -1,0 +1,78 @@
+"""``ragbot kb list`` and ``ragbot kb status NAME``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from bot.context import AppContext
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = sub.add_parser("kb", help="list knowledge bases or show one's status")
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    lister = actions.add_parser("list", help="every knowledge base with its size and model")
+    lister.add_argument("--json", action="store_true", help="one JSON array")
+    lister.set_defaults(handler=run_list)
+    status = actions.add_parser("status", help="documents, chunks, model, generation, "
+                                "sources and last ingest of one knowledge base")
+    status.add_argument("name", metavar="NAME")
+    status.add_argument("--json", action="store_true", help="one JSON object")
+    status.set_defaults(handler=run_status)
+
+
+def _statuses(ctx: AppContext) -> list[dict[str, Any]]:
+    from store.kb import kb_status, list_kbs
+
+    with ctx.pool.connection() as conn:
+        return [kb_status(conn, kb.name) for kb in list_kbs(conn)]
+
+
+def _when(value: str | None) -> str:
+    return value[:19].replace("T", " ") + " UTC" if value else "never"
+
+
+def format_table(rows: list[dict[str, Any]]) -> str:
+    """A fixed-width table of KB statuses (plain text: fine in logs and pipes)."""
+    header = ("NAME", "MODEL", "DOCS", "CHUNKS", "GEN", "LAST INGEST")
+    lines = [header] + [
+        (r["name"], f"{r['embed_model']} ({r['embed_dim']})", str(r["documents"]),
+         str(r["chunks"]), str(r["generation"]), _when(r["last_ingest_at"])) for r in rows]
+    widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
+    return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(line, widths, strict=True))
+                     .rstrip() for line in lines)
+
+
+def run_list(args: argparse.Namespace, ctx: AppContext) -> int:
+    rows = _statuses(ctx)
+    if args.json:
+        print(json.dumps(rows, ensure_ascii=False, indent=2))
+    elif not rows:
+        print("no knowledge bases yet; create one with `ragbot ingest PATH --kb NAME`")
+    else:
+        print(format_table(rows))
+    return 0
+
+
+def run_status(args: argparse.Namespace, ctx: AppContext) -> int:
+    from store.kb import kb_status
+
+    with ctx.pool.connection() as conn:
+        status = kb_status(conn, args.name)  # KnowledgeBaseNotFoundError names the fix
+    if args.json:
+        print(json.dumps(status, ensure_ascii=False, indent=2))
+        return 0
+    print(f"knowledge base  {status['name']}")
+    print(f"model           {status['embed_model']} ({status['embed_dim']} dimensions)")
+    print(f"generation      {status['generation']}")
+    print(f"documents       {status['documents']} "
+          f"(+{status['archived_versions']} archived versions)")
+    print(f"chunks          {status['chunks']}")
+    print(f"last ingest     {_when(status['last_ingest_at'])}")
+    print(f"created         {_when(status['created_at'])}")
+    for source in status["sources"]:
+        extra = ", ".join(f"{k}={v}" for k, v in source.items() if k != "path" and v)
+        print(f"source          {source['path']}" + (f" ({extra})" if extra else ""))
+    return 0

@@ -115,7 +115,7 @@ def answers_with_votes(conn: psycopg.Connection, *,
 
 def _cited_doc_ids(trace: dict[str, Any]) -> list[str]:
     out: list[str] = []
-    for item in trace.get("cited") or trace.get("cited_docs") or []:
+    for item in trace.get("citations") or trace.get("cited") or []:
         doc_id = item.get("doc_id") if isinstance(item, dict) else item
         if doc_id and str(doc_id) not in out:
             out.append(str(doc_id))
@@ -123,6 +123,22 @@ def _cited_doc_ids(trace: dict[str, Any]) -> list[str]:
         if doc_id and str(doc_id) not in out:
             out.append(str(doc_id))
     return out
+
+
+def _rewrite(trace: dict[str, Any]) -> str:
+    return str(trace.get("rewritten_query") or trace.get("rewritten") or trace.get("question")
+               or "")
+
+
+def _is_followup(trace: dict[str, Any]) -> bool | None:
+    """What the understand step decided: did the question need the thread? None: unknown."""
+    if "is_followup" in trace:
+        return bool(trace["is_followup"])
+    for step in trace.get("steps") or []:
+        if isinstance(step, dict) and step.get("node") == "understand":
+            value = (step.get("output") or {}).get("is_followup")
+            return None if value is None else bool(value)
+    return None
 
 
 def to_question(item: AnswerFeedback) -> dict[str, Any]:
@@ -133,13 +149,16 @@ def to_question(item: AnswerFeedback) -> dict[str, Any]:
     """
     trace = item.trace
     original = str(trace.get("question") or "")
-    rewrite = str(trace.get("rewritten") or trace.get("rewrite") or trace.get("rewritten_query")
-                  or original)
+    rewrite = _rewrite(trace)
     gold = _cited_doc_ids(trace)
     refused = bool(trace.get("refused", False))
     turn = int(trace.get("turn") or 1)
+    followup = _is_followup(trace)
     answerable = not refused and bool(gold)
-    kind = "unanswerable" if not answerable else ("follow_up" if turn > 1 else "single")
+    if not answerable:
+        kind = "unanswerable"
+    else:
+        kind = "follow_up" if (followup if followup is not None else turn > 1) else "single"
     question: dict[str, Any] = {
         "id": f"feedback-{item.trace_id}",
         "question": rewrite,
@@ -169,7 +188,7 @@ def to_review(item: AnswerFeedback) -> dict[str, Any]:
         "down_users": list(item.down_users),
         "last_vote_at": item.last_vote_at.isoformat(),
         "question": item.trace.get("question"),
-        "rewritten": item.trace.get("rewritten") or item.trace.get("rewrite"),
+        "rewritten_query": _rewrite(item.trace),
         "answer": item.trace.get("answer"),
         "trace": item.trace,
     }

@@ -37,9 +37,9 @@ def trace(n: int, *, turn: int = 1, question: str | None = None, rewritten: str 
           cited: tuple[str, ...] = ("doc-a",), refused: bool = False) -> dict[str, Any]:
     return {
         "trace_id": f"tr{n}", "question": question or f"question {n}",
-        "rewritten": rewritten or question or f"question {n}", "answer": f"answer {n} [1]",
+        "rewritten_query": rewritten or question or f"question {n}", "answer": f"answer {n} [1]",
         "thread_id": "slack:T1:C1:100.0", "turn": turn, "refused": refused, "kb": "default",
-        "cited": [{"n": i + 1, "doc_id": d, "title": d, "source": d, "chunk_ids": [i]}
+        "citations": [{"n": i + 1, "doc_id": d, "title": d, "source": d, "chunk_ids": [i]}
                   for i, d in enumerate(cited)],
         "retrieved": [{"doc_id": d, "chunk_id": i} for i, d in enumerate(cited)],
     }
@@ -204,3 +204,17 @@ def test_corpus_export_has_latest_versions_full_text_and_acl(
     assert vpn["text"] == body
     assert vpn["metadata"] == {"doc_type": "runbook", "source": "kb/vpn.md",
                                     "acl": ["public"], "format": "markdown"}
+
+
+def test_kind_follows_the_understand_step_when_the_trace_has_it(pool: ConnectionPool) -> None:
+    standalone = trace(2, turn=2, question="What is the leave policy?")
+    standalone["steps"] = [{"node": "understand", "input": {}, "ms": 1.0,
+                            "output": {"query": "What is the leave policy?",
+                                       "is_followup": False}}]
+    with pool.connection() as conn:
+        feedback.record_vote(conn, channel="C1", message_ts="2.2", user="U1", vote=UP,
+                             trace_id="tr2", trace=standalone)
+        (q,) = feedback.export(conn).questions
+    assert_dataset_question(q)
+    assert q["kind"] == "single"  # a new, self-contained question later in the thread
+    assert q["turn"] == 2  # still replayed in order with its thread

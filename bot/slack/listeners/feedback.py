@@ -45,7 +45,16 @@ def _answer_trace(conn: Connection, channel: str,
     trace = _as_dict(get_trace(conn, message.trace_id))
     # the thread key and KB are known here even if the trace lacks them
     trace.setdefault("thread_id", message.thread_key)
+    trace.setdefault("turn", _turn_number(conn, str(trace["thread_id"]), message.trace_id))
     return message.trace_id, trace, message.kb
+
+
+def _turn_number(conn: Connection, thread_id: str, trace_id: str) -> int:
+    """The answer's position among its thread's turns (1 = the first question)."""
+    from store.traces import recent_traces
+
+    ids = [t["trace_id"] for t in reversed(recent_traces(conn, thread_id, limit=500))]
+    return ids.index(trace_id) + 1 if trace_id in ids else 1
 
 
 def _as_dict(trace: Any) -> dict[str, Any]:

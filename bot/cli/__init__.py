@@ -18,8 +18,10 @@ from bot.settings import Settings
 # Order here is the order in `ragbot --help`.
 COMMAND_MODULES = [
     "ingest",
+    "search",
     "kb",
     "ask",
+    "eval",
     "feedback",
     "serve",
     "db",

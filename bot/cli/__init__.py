@@ -23,6 +23,7 @@ COMMAND_MODULES = [
     "ask",
     "eval",
     "feedback",
+    "worker",
     "serve",
     "db",
 ]

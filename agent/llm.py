@@ -1,0 +1,281 @@
+"""``LLMEngine``: the graph's decisions made by any OpenAI-compatible chat model.
+
+Each step sends its input as JSON with a step prompt (``agent.llm_prompts``), asks for one
+JSON object and validates it (``agent.llm_schemas``). A failed call (HTTP error, timeout) or
+an unusable reply is retried once; a second failure returns the fallback engine's answer for
+the same input and logs ``llm_fallback`` with the step and the reason. The answer never
+breaks because of the model.
+
+``build_engine(settings)`` picks the offline or the LLM engine from the settings.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any, Protocol, TypeVar
+
+import openai
+import structlog
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import HumanMessage, SystemMessage
+from langchain_openai import ChatOpenAI
+from pydantic import BaseModel, SecretStr, ValidationError
+
+from agent import llm_prompts as prompts
+from agent.engine import Engine, OfflineEngine
+from agent.llm_schemas import (
+    BridgeReply,
+    EvaluateVote,
+    GenerateReply,
+    PlanReply,
+    ReplyError,
+    RouteReply,
+    UnderstandReply,
+    VerifyReply,
+    parse_object,
+)
+from agent.offline.generate import refusal
+from agent.state import (
+    Bridge,
+    BridgeInput,
+    Draft,
+    EvaluateInput,
+    Evaluation,
+    FilterSpec,
+    GenerateInput,
+    Passage,
+    Plan,
+    PlanInput,
+    RouteDecision,
+    RouteInput,
+    SubQuestion,
+    Understanding,
+    UnderstandInput,
+    Verdict,
+    VerifyInput,
+)
+
+R = TypeVar("R", bound=BaseModel)
+T = TypeVar("T")
+
+ATTEMPTS = 2  # the first call and one retry
+MAX_PASSAGE_CHARS = 1200
+MAX_HISTORY_TURNS = 4
+MAX_NEXT_QUERIES = 2
+
+
+class LLMConfigError(ValueError):
+    """The settings ask for the LLM engine but do not say which model to reach."""
+
+
+class EngineSettings(Protocol):
+    """The part of ``bot.settings.Settings`` the engine factory reads (read-only)."""
+
+    @property
+    def engine(self) -> str: ...
+    @property
+    def llm_base_url(self) -> str | None: ...
+    @property
+    def llm_model(self) -> str | None: ...
+    @property
+    def llm_api_key(self) -> str | None: ...
+    @property
+    def llm_timeout_s(self) -> float: ...
+
+
+def _reason(exc: Exception) -> str:
+    """A short, loggable cause (never the model's text)."""
+    if isinstance(exc, openai.APITimeoutError):
+        return "timeout"
+    if isinstance(exc, openai.APIStatusError):
+        return f"http_{exc.status_code}"
+    if isinstance(exc, openai.APIConnectionError):
+        return "connection_error"
+    if isinstance(exc, ValidationError):
+        return "invalid_reply"
+    if isinstance(exc, ReplyError):
+        return str(exc)
+    return type(exc).__name__
+
+
+def _passages(passages: list[Passage]) -> list[dict[str, Any]]:
+    return [{"n": n, "title": p["title"], "section": " > ".join(p["heading_path"]),
+             "text": p["text"][:MAX_PASSAGE_CHARS]}
+            for n, p in enumerate(passages, start=1)]
+
+
+class LLMEngine:
+    """Decisions by a chat model, each falling back to ``fallback`` (see module docstring)."""
+
+    name = "llm"
+
+    def __init__(self, chat: BaseChatModel, *, fallback: Engine | None = None,
+                 json_mode: bool = True) -> None:
+        # json_mode asks the server for a JSON object (OpenAI, DeepSeek, Qwen, vLLM and Ollama
+        # accept response_format); the reply is validated either way.
+        self._chat: Any = chat.bind(response_format={"type": "json_object"}) if json_mode else chat
+        self._fallback = fallback or OfflineEngine()
+
+    # ------------------------------------------------------------ plumbing
+
+    def _ask(self, step: str, system: str, payload: dict[str, Any], reply_type: type[R],
+             convert: Callable[[R], T]) -> T:
+        """Call, parse, validate and convert; raise the last error after ``ATTEMPTS``."""
+        log = structlog.get_logger(__name__)
+        user = json.dumps(payload, ensure_ascii=False)
+        last: Exception | None = None
+        for attempt in range(1, ATTEMPTS + 1):
+            try:
+                message = self._chat.invoke([SystemMessage(system), HumanMessage(user)])
+                return convert(reply_type.model_validate(parse_object(message.content)))
+            except Exception as exc:  # any model failure must not break the turn
+                last = exc
+                if attempt < ATTEMPTS:
+                    log.warning("llm_retry", step=step, reason=_reason(exc), attempt=attempt)
+        assert last is not None
+        raise last
+
+    def _with_fallback(self, step: str, run: Callable[[], T], fallback: Callable[[], T]) -> T:
+        try:
+            return run()
+        except Exception as exc:  # the offline rule answers instead
+            structlog.get_logger(__name__).warning(
+                "llm_fallback", step=step, reason=_reason(exc), attempts=ATTEMPTS)
+            return fallback()
+
+    # ------------------------------------------------------------ steps
+
+    def understand(self, inp: UnderstandInput) -> Understanding:
+        base = self._fallback.understand(inp)
+        history = [{"question": t["question"], "rewritten": t["rewritten"],
+                    "entities": t["entities"], "answer": t["answer"][:400],
+                    "cited_titles": [c["title"] for c in t["cited"]]}
+                   for t in inp["history"][-MAX_HISTORY_TURNS:]]
+        payload = {"question": inp["question"], "history": history}
+        return self._with_fallback(
+            "understand",
+            lambda: self._ask("understand", prompts.UNDERSTAND, payload, UnderstandReply,
+                              lambda r: r.to_state(base)),
+            lambda: base)
+
+    def route(self, inp: RouteInput) -> RouteDecision:
+        offline = self._fallback.route(inp)
+        payload = {"question": inp["question"], "understanding": inp["understanding"],
+                   "facets": {"doc_types": inp["facets"]["doc_types"],
+                              "titles": inp["facets"]["titles"]}}
+        return self._with_fallback(
+            "route",
+            lambda: self._ask("route", prompts.ROUTE, payload, RouteReply,
+                              lambda r: r.to_state(inp["facets"], offline)),
+            lambda: offline)
+
+    def plan(self, inp: PlanInput) -> Plan:
+        payload = {"question": inp["question"], "understanding": inp["understanding"],
+                   "route": inp["route"], "facets": inp["facets"]}
+        return self._with_fallback(
+            "plan",
+            lambda: self._ask("plan", prompts.PLAN, payload, PlanReply,
+                              lambda r: r.to_state(inp["facets"])),
+            lambda: self._fallback.plan(inp))
+
+    def bridge(self, inp: BridgeInput) -> Bridge:
+        if not inp["found"]:
+            return self._fallback.bridge(inp)  # nothing to bridge from
+        payload = {"sub_question": inp["sub_question"], "found": _passages(inp["found"])}
+        return self._with_fallback(
+            "bridge",
+            lambda: self._ask("bridge", prompts.BRIDGE, payload, BridgeReply,
+                              lambda r: r.to_state()),
+            lambda: self._fallback.bridge(inp))
+
+    def evaluate(self, inp: EvaluateInput) -> Evaluation:
+        """Two strict votes; the pool is insufficient if either says so."""
+        if not inp["passages"]:
+            return self._fallback.evaluate(inp)  # nothing to judge
+        payload = {"question": inp["question"], "query": inp["understanding"]["query"],
+                   "sub_questions": [s["query"] for s in inp["plan"]["sub_questions"]],
+                   "passages": _passages(inp["passages"]), "round": inp["round"],
+                   "max_rounds": inp["max_rounds"]}
+
+        def votes() -> Evaluation:
+            first = self._ask("evaluate", prompts.EVALUATE, payload, EvaluateVote, _same)
+            second = self._ask("evaluate", prompts.EVALUATE_STRICT, payload, EvaluateVote, _same)
+            return _merge_votes([first, second], inp)
+
+        return self._with_fallback("evaluate", votes, lambda: self._fallback.evaluate(inp))
+
+    def generate(self, inp: GenerateInput) -> Draft:
+        language = inp["understanding"]["language"]
+        if inp["route"] == "direct_answer" or not inp["passages"]:
+            return self._fallback.generate(inp)  # canned greeting, or nothing to cite
+        payload = {"question": inp["question"], "language": language,
+                   "queries": inp["queries"], "passages": _passages(inp["passages"]),
+                   "rejected": inp["rejected"]}
+        return self._with_fallback(
+            "generate",
+            lambda: self._ask("generate", prompts.GENERATE, payload, GenerateReply,
+                              lambda r: r.to_state(inp["passages"], language,
+                                                   refusal(language))),
+            lambda: self._fallback.generate(inp))
+
+    def verify(self, inp: VerifyInput) -> Verdict:
+        draft = inp["draft"]
+        if draft["refused"] or not any(s["cites"] for s in draft["sentences"]):
+            return self._fallback.verify(inp)  # a refusal or a greeting: nothing to judge
+        payload = {"question": inp["question"],
+                   "sentences": [{"text": s["text"], "cites": s["cites"]}
+                                 for s in draft["sentences"]],
+                   "passages": _passages(inp["passages"])}
+        return self._with_fallback(
+            "verify",
+            lambda: self._ask("verify", prompts.VERIFY, payload, VerifyReply,
+                              lambda r: r.to_state(draft)),
+            lambda: self._fallback.verify(inp))
+
+
+def _same(vote: EvaluateVote) -> EvaluateVote:
+    return vote
+
+
+def _merge_votes(votes: list[EvaluateVote], inp: EvaluateInput) -> Evaluation:
+    if all(v.sufficient for v in votes):
+        return Evaluation(sufficient=True, missing=[], next_queries=[],
+                          reason="both votes: sufficient")
+    missing = list(dict.fromkeys(m.strip() for v in votes if not v.sufficient
+                                 for m in v.missing if m.strip()))
+    queries = list(dict.fromkeys(q.strip() for v in votes if not v.sufficient
+                                 for q in v.next_queries if q.strip()))
+    if not queries:  # a vote that names what is missing but no query: search for it
+        base = inp["understanding"]["query"]
+        queries = [f"{base} {m}" for m in missing]
+    next_round = inp["round"] + 1
+    next_queries = [SubQuestion(id=f"r{next_round}q{i}", query=q, depends_on=[],
+                                filters=FilterSpec(doc_types=[], sources=[]))
+                    for i, q in enumerate(queries[:MAX_NEXT_QUERIES], start=1)]
+    reasons = "; ".join(v.reason for v in votes if not v.sufficient and v.reason)
+    return Evaluation(sufficient=False, missing=missing, next_queries=next_queries,
+                      reason=f"insufficient by {sum(not v.sufficient for v in votes)} of 2 "
+                             f"votes" + (f": {reasons}" if reasons else ""))
+
+
+def build_engine(settings: EngineSettings, *, chat: BaseChatModel | None = None) -> Engine:
+    """``OfflineEngine`` unless ``settings.engine == "llm"``; then an ``LLMEngine`` on
+    ``llm_base_url``/``llm_model`` (``chat`` overrides the model client, e.g. in tests)."""
+    if settings.engine != "llm":
+        return OfflineEngine()
+    if chat is None:
+        missing = [env for env, value in (("RAGBOT_LLM_BASE_URL", settings.llm_base_url),
+                                          ("RAGBOT_LLM_MODEL", settings.llm_model))
+                   if not value]
+        if missing:
+            raise LLMConfigError(
+                f"RAGBOT_ENGINE=llm needs {' and '.join(missing)} (e.g. "
+                "RAGBOT_LLM_BASE_URL=https://api.openai.com/v1 RAGBOT_LLM_MODEL=gpt-4o-mini); "
+                "set them, or use RAGBOT_ENGINE=offline")
+        chat = ChatOpenAI(
+            base_url=settings.llm_base_url, model=settings.llm_model or "",
+            # Local servers (Ollama, vLLM) accept any key; the client insists on one.
+            api_key=SecretStr(settings.llm_api_key or "not-needed"),
+            timeout=settings.llm_timeout_s, max_retries=0, temperature=0)
+    return LLMEngine(chat, fallback=OfflineEngine())

@@ -1,0 +1,202 @@
+"""What the LLM must reply for each step, and how a reply becomes the engine's output.
+
+Replies are parsed leniently (code fences and prose around the object are tolerated) and
+validated strictly: a reply that does not fit its step raises ``ReplyError`` or pydantic's
+``ValidationError``, and the engine retries or falls back to the offline rule.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agent.offline.generate import looks_like_instruction, render
+from agent.state import (
+    Bridge,
+    ClarifyRequest,
+    Draft,
+    Facets,
+    FilterSpec,
+    Passage,
+    Plan,
+    RouteDecision,
+    Sentence,
+    SubQuestion,
+    Understanding,
+    Verdict,
+)
+
+MAX_SUB_QUESTIONS = 4
+MAX_OPTIONS = 3
+_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.I)
+
+
+class ReplyError(ValueError):
+    """The model replied, but not with something this step can use."""
+
+
+def parse_object(content: object) -> dict[str, Any]:
+    """The JSON object in a reply's content (tolerating fences and surrounding prose)."""
+    if not isinstance(content, str):
+        raise ReplyError("reply content is not text")
+    text = _FENCE.sub("", content.strip())
+    start, end = text.find("{"), text.rfind("}")
+    if start < 0 or end <= start:
+        raise ReplyError("no JSON object in reply")
+    try:
+        data = json.loads(text[start:end + 1])
+    except json.JSONDecodeError as exc:
+        raise ReplyError("malformed JSON in reply") from exc
+    if not isinstance(data, dict):
+        raise ReplyError("reply is not a JSON object")
+    return data
+
+
+class _Reply(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+
+class UnderstandReply(_Reply):
+    query: str = Field(min_length=1)
+    is_followup: bool = False
+    entities: list[str] = []
+    expansions: list[str] = []
+    time_range: str | None = None
+    metrics: list[str] = []
+    implicit_context: list[str] = []
+
+    def to_state(self, base: Understanding) -> Understanding:
+        """Overlay on the offline reading, which keeps the language (a property of the text)."""
+        return Understanding(
+            query=self.query.strip(), language=base["language"],
+            is_followup=self.is_followup, entities=_clean(self.entities),
+            expansions=_clean(self.expansions), time_range=self.time_range or None,
+            metrics=_clean(self.metrics), implicit_context=_clean(self.implicit_context))
+
+
+class RouteReply(_Reply):
+    route: Literal["direct_answer", "single_retrieval", "multi_retrieval", "clarify"]
+    reason: str = ""
+    clarify_question: str | None = None
+    options: list[str] = []
+
+    def to_state(self, facets: Facets, offline: RouteDecision) -> RouteDecision:
+        """Search is never skipped on the model's word alone; options must exist in the KB."""
+        if self.route == "direct_answer" and offline["route"] != "direct_answer":
+            return RouteDecision(route=offline["route"], clarification=offline["clarification"],
+                                 reason="model said direct_answer; a knowledge question searches")
+        if self.route != "clarify":
+            return RouteDecision(route=self.route, reason=self.reason or "llm",
+                                 clarification=None)
+        known = {*facets["titles"], *facets["doc_types"]}
+        options = [o for o in _clean(self.options) if o in known][:MAX_OPTIONS]
+        if not self.clarify_question or not self.clarify_question.strip():
+            raise ReplyError("clarify without a question")
+        if not options and offline["clarification"]:
+            options = offline["clarification"]["options"]
+        return RouteDecision(route="clarify", reason=self.reason or "llm",
+                             clarification=ClarifyRequest(question=self.clarify_question.strip(),
+                                                          options=options))
+
+
+class _SubQ(_Reply):
+    id: str = Field(min_length=1)
+    query: str = Field(min_length=1)
+    depends_on: list[str] = []
+    doc_types: list[str] = []
+    sources: list[str] = []
+
+
+class PlanReply(_Reply):
+    sub_questions: list[_SubQ] = Field(min_length=1, max_length=MAX_SUB_QUESTIONS)
+
+    def to_state(self, facets: Facets) -> Plan:
+        """Dependencies must point to earlier ids; filters keep only values in the KB."""
+        seen: set[str] = set()
+        out: list[SubQuestion] = []
+        for sq in self.sub_questions:
+            if sq.id in seen:
+                raise ReplyError("duplicate sub-question id")
+            if any(d not in seen for d in sq.depends_on):
+                raise ReplyError("depends_on names an unknown or later sub-question")
+            seen.add(sq.id)
+            out.append(SubQuestion(
+                id=sq.id, query=sq.query.strip(), depends_on=list(sq.depends_on),
+                filters=FilterSpec(
+                    doc_types=[d for d in sq.doc_types if d in facets["doc_types"]],
+                    sources=[s for s in sq.sources if s in facets["sources"]])))
+        return Plan(sub_questions=out)
+
+
+class BridgeReply(_Reply):
+    query: str = Field(min_length=1)
+    bridge_entity: str | None = None
+
+    def to_state(self) -> Bridge:
+        return Bridge(query=self.query.strip(), bridge_entity=(self.bridge_entity or None))
+
+
+class EvaluateVote(_Reply):
+    sufficient: bool
+    missing: list[str] = []
+    next_queries: list[str] = []
+    reason: str = ""
+
+
+class _Sentence(_Reply):
+    text: str = Field(min_length=1)
+    cites: list[int] = []
+
+
+class GenerateReply(_Reply):
+    refused: bool
+    sentences: list[_Sentence] = []
+
+    def to_state(self, passages: list[Passage], language: str, refusal: Draft) -> Draft:
+        """Every sentence cites passages that exist; text obeying a document is rejected."""
+        if self.refused or not self.sentences:
+            return refusal
+        sentences: list[Sentence] = []
+        for s in self.sentences:
+            text = re.sub(r"\s*\[\d+\]", "", s.text).strip()
+            if not s.cites or any(not 1 <= n <= len(passages) for n in s.cites):
+                raise ReplyError("sentence without a valid citation")
+            if looks_like_instruction(text):
+                raise ReplyError("sentence repeats an instruction from a document")
+            sentences.append(Sentence(text=text, cites=sorted(set(s.cites))))
+        return Draft(sentences=sentences, refused=False, text=render(sentences, language))
+
+
+class VerifyReply(_Reply):
+    supported: bool
+    unsupported: list[str] = []
+    reason: str = ""
+
+    def to_state(self, draft: Draft) -> Verdict:
+        """Unsupported sentences are matched back to the draft's own sentence texts."""
+        if self.supported:
+            return Verdict(supported=True, unsupported=[], reason=self.reason or "llm judge")
+        texts = [s["text"] for s in draft["sentences"]]
+        flagged = [t for t in texts
+                   if any(_same(t, u) for u in self.unsupported)]
+        if not flagged:
+            raise ReplyError("unsupported sentences do not match the draft")
+        return Verdict(supported=False, unsupported=flagged, reason=self.reason or "llm judge")
+
+
+def _clean(values: list[str]) -> list[str]:
+    out: list[str] = []
+    for raw in values:
+        v = raw.strip()
+        if v and v not in out:
+            out.append(v)
+    return out
+
+
+def _same(sentence: str, quoted: str) -> bool:
+    a = re.sub(r"\s+|\[\d+\]", "", sentence)
+    b = re.sub(r"\s+|\[\d+\]", "", quoted)
+    return bool(b) and (a == b or b in a or (len(a) > 0 and a in b))

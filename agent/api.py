@@ -103,7 +103,7 @@ class AgentConfig:
     """Knobs of the graph (defaults are the documented behaviour)."""
 
     max_rounds: int = 3
-    k: int = 10  # hits per search
+    k: int = 20  # hits per search (the context pool is trimmed to a token budget)
     context_tokens: int = 3000  # budget of the context pool handed to generate
     overlap_stop: float = 0.7  # stop searching when this share of a round's hits was seen
     lock_timeout_s: float = 120.0  # wait for another turn of the same thread
@@ -130,8 +130,11 @@ class Agent:
     def __init__(self, deps: AgentDeps) -> None:
         from agent.graph import build_graph
 
+        from agent.memory import checkpoint_saver
+
         self.deps = deps
-        self._graph = build_graph(checkpointer=deps.checkpointer)
+        self._owns_checkpointer = False
+        self._graph = build_graph(checkpointer=checkpoint_saver(deps.checkpointer))
 
     def ask(self, q: Question, on_stage: OnStage | None = None) -> AnswerResult:
         """Run one turn of ``q.thread_id``. A pending clarification is abandoned."""
@@ -144,6 +147,12 @@ class Agent:
         from agent.runner import run_turn
 
         return run_turn(self._graph, self.deps, q, on_stage=on_stage, resume=reply)
+
+    def close(self) -> None:
+        """Release the checkpointer's connections if the agent opened them."""
+        close = getattr(self.deps.checkpointer, "close", None)
+        if close is not None and self._owns_checkpointer:
+            close()
 
     def pending_clarification(self, thread_id: str) -> Clarification | None:
         """The clarification ``thread_id`` is waiting on, if any."""
@@ -163,7 +172,7 @@ def build_agent(pool: ConnectionPool, embedder: Embedder, *, engine: Engine | No
     from agent.engine import OfflineEngine
     from agent.memory import postgres_checkpointer
 
-    return Agent(AgentDeps(
+    agent = Agent(AgentDeps(
         pool=pool,
         embedder=embedder,
         engine=engine or OfflineEngine(),
@@ -171,3 +180,5 @@ def build_agent(pool: ConnectionPool, embedder: Embedder, *, engine: Engine | No
         reranker=reranker,
         config=config or AgentConfig(),
     ))
+    agent._owns_checkpointer = checkpointer is None
+    return agent

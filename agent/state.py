@@ -197,13 +197,23 @@ class TraceStep(TypedDict):
     ms: float
 
 
+class SearchRecord(TypedDict):
+    """One search of the turn: what was asked and what came back, in rank order."""
+
+    id: str
+    query: str
+    round: int
+    filters: FilterSpec
+    chunk_ids: list[int]
+    doc_ids: list[str]
+    bridge_entity: str | None
+
+
 class GraphState(TypedDict, total=False):
     """The checkpointed state of one thread. Per-turn fields are reset by ``understand``."""
 
-    # turn input
+    # turn input (kb, principals and trace id come with the run context)
     question: str
-    principals: list[str]
-    trace_id: str
     # thread memory (survives turns)
     history: list[Turn]
     # per turn
@@ -213,10 +223,14 @@ class GraphState(TypedDict, total=False):
     plan: Plan
     passages: list[Passage]
     round: int
-    last_new_chunk_ids: list[int]
+    searches: list[SearchRecord]
+    round_chunk_ids: list[int]  # everything the latest round found
+    last_new_chunk_ids: list[int]  # ... of which not seen in earlier rounds
     evaluation: Evaluation
     pending_queries: list[SubQuestion]
+    context: list[Passage]  # the deduplicated, trimmed pool given to generate and verify
     draft: Draft
+    rejected: list[str]
     verdict: Verdict
     attempts: int
     used_fallback_query: bool

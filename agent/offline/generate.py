@@ -64,23 +64,74 @@ def generate(inp: GenerateInput) -> Draft:
         return refusal(lang)
     rejected = {norm(s) for s in inp["rejected"]}
     idf = _idf(terms, passages)
+    # How well each passage as a whole (title and headings included) fits, and its rank.
+    fit = [_score(terms, idf, term_set(_frame(p) + " " + p["text"])) + 0.3 / (1 + p["rank"])
+           for p in passages]
     candidates: list[tuple[float, int, str, set[str]]] = []
     for n, p in enumerate(passages, start=1):
-        title_terms = term_set(p["title"])
+        frame_terms = term_set(_frame(p))
         for s in split_sentences(p["text"]):
-            if looks_like_instruction(s) or norm(s) in rejected:
+            if looks_like_instruction(s) or norm(s) in rejected or _is_code(s):
                 continue
             st = term_set(s)
-            # The title counts a little: a sentence about "it" in the right document.
-            score = (_score(terms, idf, st) + 0.25 * _score(terms, idf, st | title_terms)
-                     + 0.15 * passage_cov[n - 1] - 0.01 * p["rank"])
+            # Headings count: a step under "Redis 内存满了怎么办" is about Redis memory.
+            score = (_score(terms, idf, st) + 0.3 * _score(terms, idf, st | frame_terms)
+                     + 0.3 * fit[n - 1])
             candidates.append((score, n, s, st))
     if not candidates:
         return refusal(lang)
     candidates.sort(key=lambda c: (-c[0], c[1]))
+    if is_procedural(inp["question"]):
+        chosen = _steps(candidates, fit)
+    else:
+        chosen = _facts(candidates, terms, inp["queries"], passages)
+    sentences: list[Sentence] = []
+    length = 0
+    for _, n, s, _ in chosen:
+        if sentences and length + len(s) > MAX_CHARS:
+            break
+        sentences.append(Sentence(text=s, cites=[n]))
+        length += len(s)
+    return Draft(sentences=sentences, refused=False, text=render(sentences, lang))
+
+
+_PROCEDURAL = re.compile(r"(怎么办|怎么做|如何|怎样|怎么处理|步骤|流程|\bhow (do|to|can|should)\b|"
+                         r"\bsteps?\b|\bwhat should\b|\bprocedure\b)", re.I)
+_CODE = re.compile(r"^\s*(```|\$ |redis-cli|kubectl|SELECT |[a-z_]+\s*=\s*)")
+
+Candidate = tuple[float, int, str, set[str]]
+
+
+def is_procedural(question: str) -> bool:
+    return bool(_PROCEDURAL.search(question))
+
+
+def _is_code(sentence: str) -> bool:
+    return bool(_CODE.match(sentence)) or sentence.count("`") > 6
+
+
+def _frame(p: Passage) -> str:
+    return " ".join([p["title"], *p["heading_path"]])
+
+
+def _steps(candidates: list[Candidate], fit: list[float]) -> list[Candidate]:
+    """For "how do I…": the best passage's sentences in document order (its steps)."""
+    best_n = candidates[0][1]
+    if max(fit) - fit[best_n - 1] > 0.2:
+        best_n = fit.index(max(fit)) + 1
+    own = [c for c in candidates if c[1] == best_n]
+    order = {id(c): i for i, c in enumerate(sorted(own, key=lambda c: -c[0]))}
+    top = sorted(own, key=lambda c: order[id(c)])[:MAX_SENTENCES + 1]
+    # Back into reading order: steps make sense in sequence.
+    position = {c[2]: i for i, c in enumerate(own)}
+    return sorted(top, key=lambda c: position[c[2]]) or candidates[:1]
+
+
+def _facts(candidates: list[Candidate], terms: list[str], queries: list[str],
+           passages: list[Passage]) -> list[Candidate]:
     chosen = [candidates[0]]
     # The best sentence for each extra query (a bridge hop, a compared item).
-    for q in inp["queries"][1:]:
+    for q in queries[1:]:
         q_terms = content_terms(q)
         if not q_terms:
             continue
@@ -97,14 +148,7 @@ def generate(inp: GenerateInput) -> Draft:
         if gain and c not in chosen and c[0] >= 0.3:
             chosen.append(c)
             covered |= c[3]
-    sentences: list[Sentence] = []
-    length = 0
-    for _, n, s, _ in chosen[:MAX_SENTENCES + 1]:
-        if sentences and length + len(s) > MAX_CHARS:
-            break
-        sentences.append(Sentence(text=s, cites=[n]))
-        length += len(s)
-    return Draft(sentences=sentences, refused=False, text=render(sentences, lang))
+    return chosen[:MAX_SENTENCES + 1]
 
 
 def render(sentences: list[Sentence], language: str) -> str:

@@ -88,6 +88,8 @@ def candidate_entities(sentence: str, exclude: str) -> list[str]:
         name = next(g for g in m.groups() if g)
         if norm(name) not in present:
             out.append(name)
+    if out or re.search(r"[\u4e00-\u9fff]", sentence):
+        return out  # Chinese text names documents in 《》; capitals there are acronyms
     for m in _CAPS.finditer(sentence):
         name = m.group(1).strip()
         if len(name) > 2 and norm(name) not in present and name not in out \

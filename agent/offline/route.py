@@ -70,8 +70,8 @@ def route(inp: RouteInput) -> RouteDecision:
     if is_chitchat(question):
         return RouteDecision(route="direct_answer", reason="greeting or chit-chat",
                              clarification=None)
-    if not u["is_followup"] and is_underspecified(u["query"]):
-        options = clarify_options(question, inp["facets"])
+    if is_underspecified(question):
+        options = clarify_options(" ".join([question, *u["expansions"]]), inp["facets"])
         lang = u["language"]
         text = messages.CLARIFY[lang] if options else messages.CLARIFY_NO_OPTIONS[lang]
         return RouteDecision(route="clarify", reason="under-specified question",

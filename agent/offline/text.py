@@ -6,7 +6,9 @@ import re
 import unicodedata
 
 from agent.state import Language
-from store.tokenize import STOPWORDS, is_chinese, query_terms, tokens
+import rjieba
+
+from store.tokenize import STOPWORDS, is_chinese, tokens
 
 # Question words and fillers that say nothing about the topic (beyond store STOPWORDS).
 GENERIC = frozenset(
@@ -25,6 +27,10 @@ GENERIC = frozenset(
 _SENT_END = re.compile(r"(?<=[。！？!?；;])|(?<=[.])\s+(?=[A-Z0-9\"'(\[])|\n+")
 _CITE = re.compile(r"\s*\[(\d+)\]")
 _WS = re.compile(r"\s+")
+_CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_RUN = re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+", re.UNICODE)
+_IS_CJK = re.compile(rf"[{_CJK}]")
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
 
 
 def language_of(text: str) -> Language:
@@ -36,9 +42,31 @@ def norm(text: str) -> str:
     return _WS.sub("", unicodedata.normalize("NFKC", text).casefold())
 
 
+def words(text: str) -> list[str]:
+    """Words of ``text``: jieba's precise cut for Chinese runs (no overlapping sub-words,
+    unlike the search-mode tokens documents are indexed with), lower-cased Latin words."""
+    out: list[str] = []
+    for run in _RUN.findall(unicodedata.normalize("NFKC", text).lower()):
+        if _IS_CJK.match(run):
+            out.extend(w for w in rjieba.cut(run) if _WORD.fullmatch(w))
+        else:
+            out.append(run)
+    return out
+
+
 def content_terms(text: str) -> list[str]:
-    """Distinct topic terms of ``text`` (no stopwords, no generic question words)."""
-    return [t for t in query_terms(text) if t not in GENERIC and t not in STOPWORDS]
+    """Distinct topic words of ``text`` (no stopwords, no generic question words).
+
+    Matched against ``term_set`` of passages, which holds search-mode tokens: every precise
+    word is among them."""
+    seen: dict[str, None] = {}
+    for w in words(text):
+        if w not in GENERIC and w not in STOPWORDS:
+            seen.setdefault(w, None)
+    # A lone Chinese character ("年", "里", "化") is rarely the topic; keep them only when
+    # nothing else is left.
+    longer = [w for w in seen if not (len(w) == 1 and _IS_CJK.match(w))]
+    return longer or list(seen)
 
 
 def term_set(text: str) -> set[str]:
@@ -48,6 +76,8 @@ def term_set(text: str) -> set[str]:
 def split_sentences(text: str) -> list[str]:
     """Sentences of ``text`` (Chinese and English punctuation, line breaks)."""
     out: list[str] = []
+    # Markdown emphasis is layout, not content; it would also leak "**" into answers.
+    text = text.replace("**", "").replace("__", "")
     for piece in _SENT_END.split(text):
         piece = piece.strip(" \t-*#>|")
         if piece and len(norm(piece)) >= 4:

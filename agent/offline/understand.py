@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from agent.offline.route import is_chitchat
 from agent.offline.text import content_terms, language_of, norm
 from agent.state import Turn, UnderstandInput, Understanding
 
@@ -19,8 +20,11 @@ _START_ZH = re.compile(r"^\s*(那|那么|还有|另外|如果|要是|而且|并�
 
 # A few synonyms that keyword search would otherwise miss (added, never substituted).
 _SYNONYMS: dict[str, tuple[str, ...]] = {
+    # Chinese question, English document (and back): a small glossary of office terms.
+    "第三季度": ("Q3",), "第二季度": ("Q2",), "第一季度": ("Q1",), "第四季度": ("Q4",),
+    "退货率": ("return rate",), "季度": ("quarter",), "报告": ("report",),
     "告警": ("报警", "警报"), "报警": ("告警",), "回滚": ("回退",), "回退": ("回滚",),
-    "审批": ("批准", "审核"), "退货": ("退款", "退换"), "退款": ("退货",),
+    "审批": ("批准", "审核"), "退货": ("退款", "退换", "returns"), "退款": ("退货",),
     "故障": ("异常", "事故"), "持久化": ("RDB", "AOF"), "内存": ("memory",),
     "rollback": ("revert",), "approval": ("approve", "sign-off"), "outage": ("incident",),
     "refund": ("return",), "returns": ("refund",),
@@ -36,15 +40,18 @@ MAX_BORROWED = 6
 
 
 def is_followup(question: str, history: list[Turn]) -> bool:
-    """Does ``question`` lean on earlier turns (pronouns, ellipsis, a very short question)?"""
-    if not history:
+    """Does ``question`` lean on earlier turns (pronouns, ellipsis, a very short question)?
+
+    A long question with its own topic is standalone even if it says "该" or "that"."""
+    if not history or is_chitchat(question):
         return False
+    n_terms = len(content_terms(question))
     if language_of(question) == "zh":
-        if _REFER_ZH.search(question) or _START_ZH.match(question):
+        if _START_ZH.match(question) or (_REFER_ZH.search(question) and n_terms <= 4):
             return True
-    elif _REFER_EN.search(question) or _START_EN.match(question):
+    elif _START_EN.match(question) or (_REFER_EN.search(question) and n_terms <= 4):
         return True
-    return len(content_terms(question)) <= 2
+    return n_terms <= 2
 
 
 def topic_terms(turn: Turn) -> list[str]:

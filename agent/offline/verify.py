@@ -12,6 +12,7 @@ MIN_SUPPORT = 0.75
 def support(sentence: str, source: str) -> float:
     """How much of ``sentence`` ``source`` contains: topic terms and character bigrams."""
     claim = strip_citations(sentence)
+    source = source.replace("**", "").replace("__", "")  # as split_sentences drops them
     terms = content_terms(claim)
     term_share = (sum(1 for t in terms if t in term_set(source)) / len(terms)) if terms else 1.0
     return min(term_share, ngram_containment(claim, source))

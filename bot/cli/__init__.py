@@ -21,6 +21,8 @@ COMMAND_MODULES = [
     "search",
     "kb",
     "ask",
+    "chat",
+    "trace",
     "eval",
     "feedback",
     "worker",

@@ -1,0 +1,22 @@
+"""Errors the agent raises on purpose. Messages name the item and the fix."""
+
+from __future__ import annotations
+
+
+class AgentError(Exception):
+    """Base class for the agent's errors."""
+
+
+class ThreadBusyError(AgentError):
+    def __init__(self, thread_id: str, timeout_s: float) -> None:
+        super().__init__(
+            f"thread {thread_id!r} is still answering an earlier message after {timeout_s:.0f}s; "
+            "wait for that answer and ask again")
+        self.thread_id = thread_id
+
+
+class NoPendingClarificationError(AgentError):
+    def __init__(self, thread_id: str) -> None:
+        super().__init__(
+            f"thread {thread_id!r} is not waiting for a clarification; ask the question again")
+        self.thread_id = thread_id

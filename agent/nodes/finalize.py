@@ -1,0 +1,81 @@
+"""finalize: number citations by document, build the turn's result, remember the turn."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from agent.context import RunContext
+from agent.state import CitedDoc, Draft, GraphState, Passage, SearchRecord, Turn
+
+MAX_HISTORY = 10
+
+
+def cite_documents(draft: Draft, pool: list[Passage],
+                   language: str) -> tuple[str, list[CitedDoc]]:
+    """Replace passage numbers with document numbers ``[n]``; one citation per document."""
+    if draft["refused"]:
+        return draft["text"], []
+    docs: list[CitedDoc] = []
+    by_doc: dict[str, CitedDoc] = {}
+    parts: list[str] = []
+    for s in draft["sentences"]:
+        marks: list[int] = []
+        for n in s["cites"]:
+            if not 1 <= n <= len(pool):
+                continue
+            p = pool[n - 1]
+            doc = by_doc.get(p["doc_id"])
+            if doc is None:
+                doc = CitedDoc(n=len(docs) + 1, doc_id=p["doc_id"], title=p["title"],
+                               source=p["source"], chunk_ids=[])
+                by_doc[p["doc_id"]] = doc
+                docs.append(doc)
+            if p["chunk_id"] not in doc["chunk_ids"]:
+                doc["chunk_ids"].append(p["chunk_id"])
+            if doc["n"] not in marks:
+                marks.append(doc["n"])
+        parts.append(s["text"] + "".join(f"[{m}]" for m in marks))
+    text = ("" if language == "zh" else " ").join(parts)
+    return text, docs
+
+
+def ranked_retrieval(searches: list[SearchRecord]) -> tuple[list[str], list[int]]:
+    """Distinct doc and chunk ids over every search: best ranks of each search first."""
+    items = sorted(
+        ((rank, rec["round"], i, doc_id, chunk_id)
+         for i, rec in enumerate(searches)
+         for rank, (doc_id, chunk_id) in enumerate(zip(rec["doc_ids"], rec["chunk_ids"],
+                                                       strict=True))),
+        key=lambda x: (x[0], x[1], x[2]))
+    docs = list(dict.fromkeys(x[3] for x in items))
+    chunks = list(dict.fromkeys(x[4] for x in items))
+    return docs, chunks
+
+
+def finalize(state: GraphState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+    started = time.perf_counter()
+    u = state["understanding"]
+    draft = state["draft"]
+    pool = list(state.get("context") or [])
+    text, docs = cite_documents(draft, pool, u["language"])
+    searches = list(state.get("searches") or [])
+    doc_ids, chunk_ids = ranked_retrieval(searches)
+    route = state["decision"]["route"]
+    result = {
+        "text": text, "citations": docs, "refused": draft["refused"], "route": route,
+        "rounds": int(state.get("round") or 0), "language": u["language"],
+        "rewritten_query": u["query"] if u["query"] != state["question"] else None,
+        "retrieved_doc_ids": doc_ids, "retrieved_chunk_ids": chunk_ids,
+        "queries": [s["query"] for s in searches],
+    }
+    turn = Turn(question=state["question"], rewritten=u["query"], entities=u["entities"][:8],
+                answer=text[:1000], cited=docs, refused=draft["refused"], route=route)
+    history = [*list(state.get("history") or [])[-(MAX_HISTORY - 1):], turn]
+    runtime.context.trace.record(
+        "finalize", started, {"route": route},
+        {"refused": draft["refused"], "cited": [d["doc_id"] for d in docs],
+         "cited_chunks": [c for d in docs for c in d["chunk_ids"]]})
+    return {"result": result, "history": history, "clarify_reply": None, "rejected": []}

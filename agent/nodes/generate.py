@@ -1,0 +1,52 @@
+"""generate: the answer from the trimmed context pool (or a direct reply)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from agent.context import RunContext
+from agent.nodes.stages import emit
+from agent.state import GenerateInput, GraphState, Passage
+from store.tokenize import count_tokens
+
+
+def context_pool(passages: list[Passage], budget_tokens: int) -> list[Passage]:
+    """Distinct chunks, best ranks of every search first, within ``budget_tokens``."""
+    ordered = sorted(passages, key=lambda p: (p["rank"], p["round"], p["sub_id"]))
+    out: list[Passage] = []
+    seen: set[int] = set()
+    used = 0
+    for p in ordered:
+        if p["chunk_id"] in seen:
+            continue
+        cost = count_tokens(p["text"])
+        if out and used + cost > budget_tokens:
+            continue
+        seen.add(p["chunk_id"])
+        out.append(p)
+        used += cost
+    return out
+
+
+def generate(state: GraphState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+    started = time.perf_counter()
+    ctx = runtime.context
+    u = state["understanding"]
+    emit(runtime, "writing", u["language"])
+    attempts = int(state.get("attempts") or 0)
+    pool = context_pool(list(state.get("passages") or []), ctx.config.context_tokens)
+    queries = [s["query"] for s in state.get("searches") or []]
+    draft = ctx.engine.generate(GenerateInput(
+        question=state["question"], understanding=u, route=state["decision"]["route"],
+        queries=[u["query"], *[q for q in queries if q != u["query"]]],
+        passages=pool, attempt=attempts, rejected=list(state.get("rejected") or [])))
+    ctx.trace.record(
+        "generate", started,
+        {"attempt": attempts, "context_chunks": [p["chunk_id"] for p in pool],
+         "rejected": len(state.get("rejected") or [])},
+        {"refused": draft["refused"], "sentences": len(draft["sentences"]),
+         "cites": [s["cites"] for s in draft["sentences"]]})
+    return {"draft": draft, "context": pool}

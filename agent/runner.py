@@ -1,0 +1,125 @@
+"""One turn of a thread: lock, run the graph with its context, collect the result, store the trace."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import TYPE_CHECKING, Any
+
+import structlog
+from langgraph.types import Command
+
+from agent.context import RunContext
+from agent.memory import thread_lock
+from agent.tracing import TraceRecorder
+
+if TYPE_CHECKING:
+    from agent.api import AgentDeps, AnswerResult, Clarification, OnStage, Question
+
+log = structlog.get_logger("agent")
+
+
+def _config(thread_id: str) -> dict[str, Any]:
+    return {"configurable": {"thread_id": thread_id}}
+
+
+def pending_clarification(graph: Any, thread_id: str) -> Clarification | None:
+    """The clarification the thread's last run stopped on, if it is still waiting."""
+    from agent.api import Clarification
+
+    snapshot = graph.get_state(_config(thread_id))
+    for intr in getattr(snapshot, "interrupts", ()) or ():
+        value = intr.value if isinstance(intr.value, dict) else {}
+        return Clarification(question=str(value.get("question", "")),
+                             options=tuple(str(o) for o in value.get("options", [])))
+    return None
+
+
+def run_turn(graph: Any, deps: AgentDeps, q: Question, *, on_stage: OnStage | None,
+             resume: str | None) -> AnswerResult:
+    """Answer ``q`` (or resume its thread's clarification with ``resume``)."""
+    from agent.api import StageEvent
+
+    started = time.perf_counter()
+    trace = TraceRecorder(trace_id=uuid.uuid4().hex, thread_id=q.thread_id)
+    bound = structlog.contextvars.bound_contextvars(trace_id=trace.trace_id)
+    with bound, thread_lock(deps.pool, q.thread_id, deps.config.lock_timeout_s):
+        ctx = RunContext(pool=deps.pool, embedder=deps.embedder, engine=deps.engine,
+                         config=deps.config, kb=q.kb, principals=tuple(q.principals),
+                         trace=trace, reranker=deps.reranker)
+        config = _config(q.thread_id)
+        resuming = resume is not None and pending_clarification(graph, q.thread_id) is not None
+        inp: Any
+        if resuming:
+            inp = Command(resume=resume)
+        else:
+            # A reply with nothing pending is simply the next question.
+            text = resume if resume is not None else q.text
+            inp = {"question": text, "clarify_reply": None}
+        for mode, chunk in graph.stream(inp, config, context=ctx,
+                                        stream_mode=["custom", "updates"], durability="sync"):
+            if mode == "custom" and on_stage is not None and isinstance(chunk, dict):
+                on_stage(StageEvent(**chunk))
+        snapshot = graph.get_state(config)
+        result = _result(graph, snapshot, q, trace, started)
+    _store_trace(deps, q, snapshot.values, result, trace)
+    log.info("answered", trace_id=result.trace_id, thread_id=q.thread_id, kb=q.kb,
+             route=result.route, rounds=result.rounds, refused=result.refused,
+             citations=len(result.citations), clarify=result.clarification is not None,
+             latency_ms=round(result.latency_ms, 1))
+    return result
+
+
+def _result(graph: Any, snapshot: Any, q: Question, trace: TraceRecorder,
+            started: float) -> AnswerResult:
+    from agent.api import AnswerResult, Citation, Clarification
+
+    values = snapshot.values
+    latency = (time.perf_counter() - started) * 1000
+    u = values.get("understanding") or {}
+    for intr in getattr(snapshot, "interrupts", ()) or ():
+        value = intr.value if isinstance(intr.value, dict) else {}
+        clar = Clarification(question=str(value.get("question", "")),
+                             options=tuple(str(o) for o in value.get("options", [])))
+        return AnswerResult(
+            text=clar.question, citations=[], refused=False, route="clarify", rounds=0,
+            rewritten_query=u.get("query"), trace_id=trace.trace_id, latency_ms=latency,
+            clarification=clar, language=u.get("language", "en"))
+    r = values["result"]
+    return AnswerResult(
+        text=r["text"],
+        citations=[Citation(n=c["n"], doc_id=c["doc_id"], title=c["title"],
+                            source=c["source"], chunk_ids=tuple(c["chunk_ids"]))
+                   for c in r["citations"]],
+        refused=bool(r["refused"]), route=r["route"], rounds=int(r["rounds"]),
+        rewritten_query=r["rewritten_query"], trace_id=trace.trace_id, latency_ms=latency,
+        clarification=None, retrieved_doc_ids=list(r["retrieved_doc_ids"]),
+        retrieved_chunk_ids=list(r["retrieved_chunk_ids"]),
+        restricted_hidden=bool(r.get("restricted_hidden", False)),
+        language=r.get("language", "en"))
+
+
+def _store_trace(deps: AgentDeps, q: Question, values: dict[str, Any], result: AnswerResult,
+                 trace: TraceRecorder) -> None:
+    """Keep the whole turn so a vote or a bug report can walk it back step by step."""
+    from store.traces import save_trace
+
+    u = values.get("understanding") or {}
+    record = {
+        "trace_id": trace.trace_id, "thread_id": q.thread_id, "kb": q.kb,
+        "user": q.user, "principals": list(q.principals),
+        "question": values.get("question", q.text), "rewritten_query": u.get("query"),
+        "route": result.route, "rounds": result.rounds, "refused": result.refused,
+        "answer": result.text, "latency_ms": round(result.latency_ms, 1),
+        "citations": [{"n": c.n, "doc_id": c.doc_id, "title": c.title, "source": c.source,
+                       "chunk_ids": list(c.chunk_ids)} for c in result.citations],
+        "retrieved_chunk_ids": result.retrieved_chunk_ids,
+        "cited_chunk_ids": [i for c in result.citations for i in c.chunk_ids],
+        "searches": values.get("searches") or [],
+        "steps": trace.steps,
+    }
+    try:
+        with deps.pool.connection() as conn:
+            save_trace(conn, record)
+    except Exception:  # a trace is worth less than the answer it describes
+        log.exception("trace_store_failed", trace_id=trace.trace_id)

@@ -18,6 +18,9 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 TEMPLATE = "ragbot_test_template"
 
+# Fixtures for the far side of wires we do not own (fake OpenAI-compatible server).
+pytest_plugins = ["tests.fakes.openai_fixture"]
+
 
 @pytest.fixture(scope="session")
 def pg_admin_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:

@@ -3,6 +3,7 @@ beside the old one, switched in one transaction, and a failed build changes noth
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import threading
 from collections.abc import Sequence
@@ -13,6 +14,9 @@ import numpy as np
 import pytest
 from psycopg_pool import ConnectionPool
 
+from bot.cli import reindex as command
+from bot.context import AppContext
+from bot.settings import Settings
 from store.embedding import Embedder, Vectors
 from store.errors import ModelMismatchError, ReindexInProgressError
 from store.ingest import ingest_paths
@@ -311,3 +315,19 @@ def test_a_kb_whose_sources_all_vanished_is_not_emptied(
     after = _rows(kb_pool)
     assert after["documents"] == before["documents"]
     assert after["kb"] == before["kb"]
+
+
+def test_reindex_command_prints_the_summary(kb_pool: ConnectionPool, embedder: Embedder,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    parser = argparse.ArgumentParser()
+    command.register(parser.add_subparsers())
+    args = parser.parse_args(["reindex", "--kb", KB, "--no-progress"])
+    ctx = AppContext(Settings())
+    ctx.__dict__.update(pool=kb_pool, embedder=embedder)  # the cached dependencies
+
+    assert args.handler(args, ctx) == 0
+
+    out = capsys.readouterr().out
+    assert f"reindexed {KB}: {len(DOCS)} documents" in out
+    assert "generation 1 → 2" in out
+    assert embedder.name in out

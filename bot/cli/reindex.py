@@ -1,0 +1,66 @@
+"""``ragbot reindex --kb NAME``: re-read a KB's sources and re-embed them, then switch."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from bot.context import AppContext
+    from store.reindex import ReindexProgress
+
+_EPILOG = """\
+The new generation is built beside the active one with the configured embedding model
+(RAGBOT_EMBED_MODEL); searches keep answering from the old generation until one transaction
+switches to the new one. If the build fails or is interrupted the knowledge base is unchanged.
+Run it after changing the embedding model, or to pick up changed sources in one go.
+Exit status: 0 switched, 2 error (nothing changed).
+"""
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = sub.add_parser(
+        "reindex", help="re-embed a knowledge base into a new generation and switch to it",
+        description="Re-read a knowledge base's recorded sources and re-embed them.",
+        epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--kb", default=None,
+                        help="knowledge base name (default: RAGBOT_KB or 'default')")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.set_defaults(handler=run)
+
+
+@contextlib.contextmanager
+def progress_bar(enabled: bool) -> Iterator[Callable[[ReindexProgress], None] | None]:
+    """A rich progress bar on stderr, only on a terminal (logs never get bar fragments)."""
+    if not enabled or not sys.stderr.isatty():
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+    with Progress("[progress.description]{task.description}", BarColumn(),
+                  MofNCompleteColumn(), TimeRemainingColumn(),
+                  console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task("reindexing", total=None)
+
+        def update(event: ReindexProgress) -> None:
+            bar.update(task, completed=event.done, total=event.total or None,
+                       description=event.stage)
+
+        yield update
+
+
+def run(args: argparse.Namespace, ctx: AppContext) -> int:
+    from store.reindex import reindex
+
+    kb = args.kb or ctx.settings.default_kb
+    with progress_bar(not args.no_progress) as on_progress:
+        report = reindex(ctx.pool, kb, embedder=ctx.embedder, on_progress=on_progress,
+                         max_file_bytes=ctx.settings.max_file_bytes)
+    print(f"reindexed {kb}: {report.summary()}")
+    for line in report.errors:
+        print(f"  skipped: {line}", file=sys.stderr)
+    return 0

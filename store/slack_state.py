@@ -29,7 +29,6 @@ TurnKind = Literal["ask", "resume", "help"]
 TurnState = Literal["accepted", "running", "done", "failed"]
 
 
-
 @dataclass(frozen=True)
 class TurnDraft:
     """A question message about to be claimed."""
@@ -203,10 +202,10 @@ def prune(conn: psycopg.Connection, *, keep_days: float = 7.0) -> int:
     """Forget event ids and finished turns older than ``keep_days`` (Slack retries within
     minutes, so a few days is ample). Returns the number of event rows removed."""
     cur = conn.execute(
-        "DELETE FROM slack_events WHERE received_at < now() - make_interval(days => %s)",
+        "DELETE FROM slack_events WHERE received_at < now() - %s * interval '1 day'",
         [keep_days])
     conn.execute(
-        "DELETE FROM slack_workers WHERE heartbeat_at < now() - make_interval(days => %s)",
+        "DELETE FROM slack_workers WHERE heartbeat_at < now() - %s * interval '1 day'",
         [keep_days])
     return cur.rowcount
 

@@ -1,0 +1,1 @@
+"""The Slack surface: Bolt app wiring, event translation, Block Kit rendering, reliability."""

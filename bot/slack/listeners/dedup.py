@@ -1,0 +1,34 @@
+"""Global middleware: an Events API delivery whose ``event_id`` was seen before (Slack's
+retries, ``X-Slack-Retry-Num``) is acknowledged and dropped, on any replica."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import structlog
+from slack_bolt import App, BoltRequest, BoltResponse
+
+from store import slack_state
+
+if TYPE_CHECKING:
+    from bot.slack.deps import SlackDeps
+
+log = structlog.get_logger("ragbot.slack.dedup")
+
+
+def register(app: App, deps: SlackDeps) -> None:
+    def dedup_events(req: BoltRequest, body: dict[str, Any],
+                     next: Callable[[], None]) -> BoltResponse | None:  # noqa: A002
+        event_id = body.get("event_id") if body.get("type") == "event_callback" else None
+        if event_id:
+            with deps.pool.connection() as conn:
+                first = slack_state.record_event(conn, str(event_id))
+            if not first:
+                retry = (req.headers.get("x-slack-retry-num") or [None])[0]
+                log.info("event_duplicate", event_id=event_id, retry_num=retry)
+                return BoltResponse(status=200, body="")
+        next()
+        return None
+
+    app.middleware(dedup_events)

@@ -1,0 +1,80 @@
+"""Every user-facing string the Slack surface writes itself, in Chinese and English.
+
+The agent writes answers, refusals and stage lines; these are the surface's own words
+(help, apologies, notes). Never put exception text in any of them.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+Lang = Literal["zh", "en"]
+
+THINKING = {"zh": "思考中…", "en": "Thinking…"}
+
+ASSISTANT_STATUS = {"zh": "正在查找资料…", "en": "is looking through the documents…"}
+
+HELP = {
+    "zh": (
+        "我是知识库助手，根据公司文档回答问题并给出引用。\n"
+        "• 在频道里 @我 提问，我会在该消息的话题里回答；之后在话题里直接回复即可追问，无需再 @我。\n"
+        "• 也可以私聊我提问。\n"
+        "• 对回答点 :+1: 或 :-1: 帮我改进。\n"
+        "• `/ragbot help` 查看命令。"
+    ),
+    "en": (
+        "I answer questions from the company's documents, with citations.\n"
+        "• @mention me in a channel and I answer in that message's thread; reply in the "
+        "thread to ask a follow-up, no new @mention needed.\n"
+        "• You can also ask me in a DM.\n"
+        "• React with :+1: or :-1: on an answer to help me improve.\n"
+        "• `/ragbot help` lists the commands."
+    ),
+}
+
+APOLOGY = {
+    "zh": "抱歉，处理这个问题时出错了。请稍后再试；如需排查，请提供追踪编号 `{trace_id}`。",
+    "en": "Sorry, something went wrong while answering. Please try again later; "
+          "if you report it, mention trace id `{trace_id}`.",
+}
+
+RESTARTED = {
+    "zh": "抱歉，我在回答时重启了，没能完成这个问题，请重新提问。（追踪编号 `{trace_id}`）",
+    "en": "Sorry, I was restarted before I could finish this answer; please ask again. "
+          "(trace id `{trace_id}`)",
+}
+
+RESTRICTED = {
+    "zh": "有资料可能回答这个问题，但它们受权限限制，不能在这个对话中使用（公开或对外共享的频道只使用"
+          "公开资料）。请在私聊中问我，或在有权限的私有频道中提问。",
+    "en": "Documents that could answer this are restricted and can't be used in this "
+          "conversation (public and externally shared channels only use public documents). "
+          "Ask me in a DM, or in a private channel that has access.",
+}
+
+TRUNCATED = {
+    "zh": "你的消息超过 {limit} 个字符，我只读取了前 {limit} 个字符。",
+    "en": "Your message was longer than {limit} characters; I only read the first {limit}.",
+}
+
+CLARIFY_HINT = {
+    "zh": "点选一个选项，或直接在话题里回复。",
+    "en": "Pick an option, or reply in this thread.",
+}
+
+CLARIFY_CHOSEN = {"zh": "你选择了：{option}", "en": "You chose: {option}"}
+
+CLARIFY_EXPIRED = {
+    "zh": "这个澄清问题已经回答过了；如有新问题请在话题里回复。",
+    "en": "That question was already answered; reply in the thread to ask something new.",
+}
+
+SOURCES = {"zh": "来源", "en": "Sources"}
+
+CONTINUED = {"zh": "（续）", "en": "(continued)"}
+
+
+def pick(table: dict[Lang, str] | dict[str, str], lang: str, **values: object) -> str:
+    """The ``lang`` entry of ``table`` (English when unknown), formatted with ``values``."""
+    text = table.get(lang) or table["en"]  # type: ignore[call-overload]
+    return text.format(**values) if values else text

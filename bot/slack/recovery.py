@@ -1,0 +1,94 @@
+"""Keeping promises across crashes: this process's heartbeat, and a sweep that takes over
+turns whose process died after acknowledging them.
+
+An orphaned turn is re-run once (its status message, if any, is reused); a turn that was
+already re-run is reported to the asker with its trace id instead of being tried forever.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING
+
+import structlog
+
+from bot.slack.turns import TurnRunner
+from store import slack_state
+
+if TYPE_CHECKING:
+    from bot.slack.deps import SlackDeps
+
+log = structlog.get_logger("ragbot.slack.recovery")
+
+_PRUNE_EVERY = 360  # heartbeats between prunes of old event ids (an hour at 10 s)
+
+
+class Maintenance:
+    def __init__(self, deps: SlackDeps, runner: TurnRunner | None = None) -> None:
+        self.deps = deps
+        self.runner = runner or TurnRunner(deps)
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def beat(self) -> None:
+        with self.deps.pool.connection() as conn:
+            slack_state.heartbeat(conn, self.deps.instance_id)
+
+    def recover_once(self) -> int:
+        """Take over orphaned turns; returns how many were re-run or reported."""
+        with self.deps.pool.connection() as conn:
+            orphans = slack_state.claim_orphans(conn, self.deps.instance_id,
+                                                stale_after_s=self.deps.stale_after_s)
+        for turn in orphans:
+            try:
+                if turn.attempts <= self.deps.max_attempts:
+                    log.warning("turn_resumed_after_restart", turn_id=turn.id,
+                                attempts=turn.attempts, trace_id=turn.trace_id)
+                    self.runner.start(turn)
+                else:
+                    self.runner.report_restart(turn)
+            except Exception:  # one bad turn must not stop the others
+                log.exception("turn_recovery_failed", turn_id=turn.id)
+        return len(orphans)
+
+    def start(self) -> Maintenance:
+        """Beat once now (so this process's own turns are never taken as orphans), then
+        beat and sweep every ``heartbeat_s`` in a background thread."""
+        self.beat()
+        self._thread = threading.Thread(target=self._loop, daemon=True,
+                                        name="slack-maintenance")
+        self._thread.start()
+        return self
+
+    def _loop(self) -> None:
+        ticks = 0
+        while True:
+            try:
+                self.recover_once()
+                if ticks % _PRUNE_EVERY == 0:
+                    with self.deps.pool.connection() as conn:
+                        slack_state.prune(conn)
+            except Exception:  # the database may be restarting; try again next tick
+                log.exception("slack_maintenance_failed")
+            if self._stop.wait(self.deps.heartbeat_s):
+                return
+            ticks += 1
+            try:
+                self.beat()
+            except Exception:
+                log.exception("slack_heartbeat_failed")
+
+    def stop(self, *, retire: bool = True) -> None:
+        """Stop beating and (by default) retire: unfinished turns become orphans for other
+        replicas at once. Without ``retire`` they do after ``stale_after_s``, as after a
+        crash."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        if not retire:
+            return
+        try:
+            with self.deps.pool.connection() as conn:
+                slack_state.retire(conn, self.deps.instance_id)
+        except Exception:
+            log.exception("slack_retire_failed")

@@ -1,0 +1,61 @@
+"""A running Slack bot: the app, its maintenance (heartbeat, crash recovery) and its
+transport (HTTP server or Socket Mode). Used by ``ragbot serve``, the scenario tests and
+the benchmark, so all three run the same machinery."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import structlog
+
+from bot.slack.app import build_app
+from bot.slack.http import SlackHTTPServer
+from bot.slack.recovery import Maintenance
+
+if TYPE_CHECKING:
+    from slack_bolt import App
+
+    from bot.slack.deps import SlackDeps
+
+log = structlog.get_logger("ragbot.slack")
+
+
+class SlackService:
+    def __init__(self, deps: SlackDeps, *, app: App | None = None,
+                 token_verification: bool = True) -> None:
+        self.deps = deps
+        self.app = app or build_app(deps, token_verification=token_verification)
+        self.maintenance = Maintenance(deps)
+        self.http: SlackHTTPServer | None = None
+        self._socket: Any = None
+
+    def start_http(self, host: str = "0.0.0.0", port: int = 3000,  # noqa: S104
+                   *, background: bool = True) -> SlackHTTPServer:
+        """Serve ``/slack/events``; with ``background=False`` block until interrupted."""
+        self.maintenance.start()
+        self.http = SlackHTTPServer(self.app, host, port)
+        log.info("slack_http_listening", host=host, port=self.http.port,
+                 instance=self.deps.instance_id)
+        if background:
+            return self.http.start()
+        self.http.serve_forever()
+        return self.http
+
+    def start_socket_mode(self) -> None:
+        """Connect over Socket Mode (SLACK_APP_TOKEN) and block until interrupted."""
+        from slack_bolt.adapter.socket_mode import SocketModeHandler
+
+        self.maintenance.start()
+        self._socket = SocketModeHandler(self.app, self.deps.settings.slack_app_token)
+        log.info("slack_socket_mode_connecting", instance=self.deps.instance_id)
+        self._socket.start()
+
+    def stop(self) -> None:
+        if self.http is not None:
+            self.http.shutdown()
+        if self._socket is not None:
+            self._socket.close()
+        # finish the turns in hand, drop the queued ones, then retire: what is left
+        # unfinished becomes an orphan that another replica (or the next start) takes over
+        self.deps.work_executor.shutdown(wait=True, cancel_futures=True)
+        self.maintenance.stop()

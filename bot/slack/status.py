@@ -1,0 +1,151 @@
+"""The live status message of a turn: posted at once, updated at each stage no more than
+once a second per thread, then replaced by the answer.
+
+The agent's ``on_stage`` callback only records the latest stage and arms a timer, so the
+agent never waits on Slack; the timer thread does the write when the thread's next slot
+comes (a timed wait, never a busy loop). Stages that arrive faster than the slots are
+coalesced: only the newest is shown.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+import structlog
+from slack_sdk.errors import SlackApiError
+
+from bot.slack.blocks import Message, status_message
+
+log = structlog.get_logger("ragbot.slack.status")
+
+
+class ThreadPacer:
+    """Hands out write slots per thread, at least ``interval_s`` apart.
+
+    Shared by every turn of the process, so two turns in one thread share the budget.
+    The default is a little over a second so that network jitter cannot bring two writes
+    closer than a second at Slack's end.
+    """
+
+    def __init__(self, interval_s: float = 1.05,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.interval_s = interval_s
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._next: dict[str, float] = {}
+
+    def reserve(self, key: str) -> float:
+        """Take the thread's next slot; return how many seconds until it starts."""
+        with self._lock:
+            now = self._clock()
+            slot = max(now, self._next.get(key, now))
+            self._next[key] = slot + self.interval_s
+            if len(self._next) > 1000:  # forget threads that have been quiet a while
+                self._next = {k: v for k, v in self._next.items() if v > now}
+            return slot - now
+
+    def wait_hint(self, key: str) -> float:
+        """Seconds until the thread's next slot, without taking it."""
+        with self._lock:
+            return max(0.0, self._next.get(key, 0.0) - self._clock())
+
+
+class ChatClient(Protocol):
+    def chat_postMessage(self, **kwargs: Any) -> Any: ...  # noqa: N802 (slack_sdk's name)
+    def chat_update(self, **kwargs: Any) -> Any: ...
+
+
+# Document-derived text is escaped, and these make sure Slack adds no previews or pings.
+POST_FLAGS = {"unfurl_links": False, "unfurl_media": False, "link_names": False}
+
+
+class LiveStatus:
+    """One turn's status message in ``channel``/``thread_ts``."""
+
+    def __init__(self, client: ChatClient, pacer: ThreadPacer, *, channel: str,
+                 thread_ts: str, key: str, ts: str | None = None) -> None:
+        self._client = client
+        self._pacer = pacer
+        self.channel = channel
+        self.thread_ts = thread_ts
+        self._key = key
+        self.ts = ts
+        self._lock = threading.Lock()
+        self._io = threading.Lock()
+        self._stop = threading.Event()
+        self._pending: str | None = None
+        self._timer: threading.Timer | None = None
+        self.updates = 0
+
+    def post(self, line: str) -> str | None:
+        """Show the first status line (or reuse the message adopted at construction)."""
+        if self.ts is not None:
+            self.stage(line)
+            return self.ts
+        with self._io:
+            self._stop.wait(self._pacer.reserve(self._key))
+            msg = status_message(line)
+            resp = self._client.chat_postMessage(channel=self.channel, thread_ts=self.thread_ts,
+                                                 text=msg.text, blocks=msg.blocks, **POST_FLAGS)
+            self.ts = str(resp["ts"])
+        return self.ts
+
+    def stage(self, line: str) -> None:
+        """Record the newest stage line; it is shown at the thread's next free slot."""
+        with self._lock:
+            if self._stop.is_set():
+                return
+            self._pending = line
+            if self._timer is None:
+                self._timer = threading.Timer(self._pacer.wait_hint(self._key), self._flush)
+                self._timer.daemon = True
+                self._timer.start()
+
+    def _flush(self) -> None:
+        with self._io:
+            with self._lock:
+                self._timer = None
+                if self._stop.is_set() or self._pending is None or self.ts is None:
+                    return
+            self._stop.wait(self._pacer.reserve(self._key))
+            with self._lock:
+                if self._stop.is_set() or self._pending is None:
+                    return
+                line, self._pending = self._pending, None
+            msg = status_message(line)
+            try:
+                self._client.chat_update(channel=self.channel, ts=self.ts, text=msg.text,
+                                         blocks=msg.blocks)
+                self.updates += 1
+            except SlackApiError as exc:  # a lost stage line is harmless; keep answering
+                log.warning("status_update_failed", error=exc.response.get("error"))
+
+    def finish(self, messages: Sequence[Message]) -> list[str]:
+        """Turn the status message into the first message; post the rest in the thread.
+        Returns the ts of every message now showing the result."""
+        with self._lock:
+            self._stop.set()
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
+        out: list[str] = []
+        with self._io:
+            for i, msg in enumerate(messages):
+                time.sleep(self._pacer.reserve(self._key))
+                if i == 0 and self.ts is not None:
+                    try:
+                        self._client.chat_update(channel=self.channel, ts=self.ts,
+                                                 text=msg.text, blocks=msg.blocks)
+                        out.append(self.ts)
+                        continue
+                    except SlackApiError as exc:  # status deleted by someone: post anew
+                        log.warning("status_finish_update_failed",
+                                    error=exc.response.get("error"))
+                resp = self._client.chat_postMessage(channel=self.channel,
+                                                     thread_ts=self.thread_ts, text=msg.text,
+                                                     blocks=msg.blocks, **POST_FLAGS)
+                out.append(str(resp["ts"]))
+        return out

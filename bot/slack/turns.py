@@ -1,0 +1,179 @@
+"""Answering one journaled question: status message, agent run, rendering, bookkeeping.
+
+``accept`` journals a question (before Slack is acknowledged); ``TurnRunner.start`` posts
+the status message and hands the agent run to the bounded work pool. Every failure is
+caught here, logged with the trace id, and shown to the user as a short apology with that
+id, never the exception text.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import TYPE_CHECKING
+
+import structlog
+
+from bot.slack import blocks
+from bot.slack import messages as m
+from bot.slack.status import LiveStatus
+from bot.slack.translate import MAX_QUESTION_CHARS, ConversationKind, principals
+from store import slack_state
+from store.slack_state import Turn, TurnDraft, TurnKind
+from store.tokenize import is_chinese
+
+if TYPE_CHECKING:
+    from agent.api import AnswerResult, StageEvent
+    from bot.slack.deps import SlackDeps
+    from bot.slack.translate import Incoming
+
+log = structlog.get_logger("ragbot.slack.turns")
+
+
+def new_trace_id() -> str:
+    return uuid.uuid4().hex
+
+
+def lang_of(text: str) -> str:
+    return "zh" if is_chinese(text) else "en"
+
+
+def accept(deps: SlackDeps, q: Incoming, *, kind: TurnKind, event_id: str | None,
+           text: str | None = None, message_ts: str | None = None) -> Turn | None:
+    """Journal the question and mark its thread as answered by the bot, in one
+    transaction. None when the message was already claimed (a duplicate delivery)."""
+    draft = TurnDraft(
+        team=q.team, channel=q.channel, message_ts=message_ts or q.message_ts,
+        thread_ts=q.thread_ts, thread_key=q.thread_key, user_id=q.user, kind=kind,
+        text=q.text if text is None else text, kb=deps.kb_for(q.channel),
+        truncated=q.truncated, event_id=event_id)
+    with deps.pool.connection() as conn, conn.transaction():
+        turn = slack_state.claim_turn(conn, draft, deps.instance_id)
+        if turn is not None and kind != "help":
+            slack_state.register_thread(conn, team=q.team, channel=q.channel,
+                                        thread_ts=q.thread_ts, thread_key=q.thread_key,
+                                        kb=draft.kb)
+    return turn
+
+
+class TurnRunner:
+    def __init__(self, deps: SlackDeps) -> None:
+        self.deps = deps
+
+    # ------------------------------------------------------------------ entry points
+
+    def start(self, turn: Turn) -> None:
+        """Show the status message now and queue the agent run (called after the ack)."""
+        trace_id = turn.trace_id or new_trace_id()
+        lang = lang_of(turn.text)
+        status = LiveStatus(self.deps.client, self.deps.pacer, channel=turn.channel,
+                            thread_ts=turn.thread_ts, key=turn.thread_key, ts=turn.status_ts)
+        with structlog.contextvars.bound_contextvars(trace_id=trace_id, turn_id=turn.id,
+                                                     thread=turn.thread_key):
+            if turn.kind == "help":
+                self._finish(turn, status, [blocks.notice_message(m.pick(m.HELP, lang))],
+                             trace_id, kb=turn.kb)
+                return
+            try:
+                status.post(m.pick(m.THINKING, lang))
+            except Exception:  # no status message: the answer is still posted at the end
+                log.exception("status_post_failed")
+            self._set_assistant_status(turn, m.pick(m.ASSISTANT_STATUS, lang))
+            with self.deps.pool.connection() as conn:
+                slack_state.mark_running(conn, turn.id, status_ts=status.ts, trace_id=trace_id)
+            self.deps.work_executor.submit(self.run, turn, status, trace_id)
+
+    def report_restart(self, turn: Turn) -> None:
+        """Tell the asker an interrupted turn is lost (it was already retried)."""
+        trace_id = turn.trace_id or new_trace_id()
+        status = LiveStatus(self.deps.client, self.deps.pacer, channel=turn.channel,
+                            thread_ts=turn.thread_ts, key=turn.thread_key, ts=turn.status_ts)
+        text = m.pick(m.RESTARTED, lang_of(turn.text), trace_id=trace_id)
+        with structlog.contextvars.bound_contextvars(trace_id=trace_id, turn_id=turn.id):
+            log.warning("turn_reported_after_restart", attempts=turn.attempts)
+            self._finish(turn, status, [blocks.notice_message(text)], trace_id, state="failed")
+
+    # ------------------------------------------------------------------ the run
+
+    def run(self, turn: Turn, status: LiveStatus, trace_id: str) -> None:
+        """The agent turn (on the work pool). Never raises."""
+        from agent.api import Question
+
+        lang = lang_of(turn.text)
+        started = time.perf_counter()
+        with structlog.contextvars.bound_contextvars(trace_id=trace_id, turn_id=turn.id,
+                                                     thread=turn.thread_key):
+            try:
+                kind = self.deps.directory.kind(turn.channel)
+                q = Question(text=turn.text, thread_id=turn.thread_key, kb=turn.kb,
+                             principals=principals(kind, channel=turn.channel,
+                                                   user=turn.user_id,
+                                                   groups=self.deps.groups(turn.user_id)),
+                             user=turn.user_id)
+
+                def on_stage(event: StageEvent) -> None:
+                    status.stage(event.message)
+
+                agent = self.deps.agent
+                pending = agent.pending_clarification(turn.thread_key)
+                if turn.kind == "resume" and pending is None:
+                    self._finish(turn, status, [blocks.notice_message(
+                        m.pick(m.CLARIFY_EXPIRED, lang))], trace_id)
+                    return
+                if pending is not None and (turn.kind == "resume"
+                                            or turn.thread_ts != turn.message_ts):
+                    result = agent.resume(q, turn.text, on_stage=on_stage)
+                else:
+                    result = agent.ask(q, on_stage=on_stage)
+                msgs = render(result, truncated=turn.truncated, kind=kind)
+                self._finish(turn, status, msgs, result.trace_id or trace_id)
+                log.info("slack_answered", route=result.route, refused=result.refused,
+                         rounds=result.rounds, citations=len(result.citations),
+                         clarify=result.clarification is not None, conversation=kind,
+                         agent_trace_id=result.trace_id, kb=turn.kb,
+                         latency_ms=round((time.perf_counter() - started) * 1000, 1))
+            except Exception:
+                log.exception("slack_turn_failed")
+                apology = blocks.notice_message(m.pick(m.APOLOGY, lang, trace_id=trace_id))
+                try:
+                    self._finish(turn, status, [apology], trace_id, state="failed")
+                except Exception:  # Slack itself is down: the journal keeps the failure
+                    log.exception("slack_apology_failed")
+                    with self.deps.pool.connection() as conn:
+                        slack_state.finish_turn(conn, turn.id, "failed", trace_id)
+
+    def _finish(self, turn: Turn, status: LiveStatus, msgs: list[blocks.Message],
+                trace_id: str, *, state: slack_state.TurnState = "done",
+                kb: str | None = None) -> None:
+        posted = status.finish(msgs)
+        self._set_assistant_status(turn, "")
+        with self.deps.pool.connection() as conn, conn.transaction():
+            for ts in posted:
+                slack_state.record_bot_message(conn, channel=turn.channel, ts=ts,
+                                               trace_id=trace_id, thread_key=turn.thread_key,
+                                               turn_id=turn.id, kb=kb or turn.kb)
+            slack_state.finish_turn(conn, turn.id, state, trace_id)
+
+    def _set_assistant_status(self, turn: Turn, text: str) -> None:
+        """``assistant.threads.setStatus`` applies to DM threads of assistant apps; in any
+        other conversation Slack refuses it, which is fine."""
+        if not turn.channel.startswith("D"):
+            return
+        try:
+            self.deps.client.assistant_threads_setStatus(
+                channel_id=turn.channel, thread_ts=turn.thread_ts, status=text)
+        except Exception as exc:  # not an assistant thread, or a scope the app lacks
+            log.debug("assistant_status_skipped", error=type(exc).__name__)
+
+
+def render(result: AnswerResult, *, truncated: bool,
+           kind: ConversationKind) -> list[blocks.Message]:
+    """The messages that show ``result`` (pure)."""
+    lang = result.language if result.language in ("zh", "en") else lang_of(result.text)
+    notes = [m.pick(m.TRUNCATED, lang, limit=f"{MAX_QUESTION_CHARS:,}")] if truncated else []
+    if result.clarification is not None:
+        c = result.clarification
+        return [blocks.clarify_message(c.question, c.options, lang=lang)]
+    if result.refused and result.restricted_hidden:
+        return [blocks.notice_message(m.pick(m.RESTRICTED, lang), notes)]
+    return blocks.answer_messages(result.text, result.citations, lang=lang, notes=notes)

@@ -1,0 +1,101 @@
+"""Conversations: @mention answered in its thread, DMs in the DM's thread, follow-ups in
+an answered thread without a new mention, and the live status message."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from tests.scenario.agents import SlowStages
+from tests.scenario.conftest import ADMIN, DM_ADMIN, PUBLIC, Bot, block_text
+
+pytestmark = [pytest.mark.scenario, pytest.mark.db, pytest.mark.model]
+
+
+def _answer(bot: Bot, channel: str, ts: str) -> str:
+    turn = bot.wait_done(channel, ts)
+    assert turn.state == "done"
+    msg = bot.fake.message(channel, turn.status_ts)
+    assert msg is not None
+    return block_text(msg)
+
+
+def test_mention_in_channel_is_answered_in_its_thread_with_citations(bot: Bot) -> None:
+    event = bot.sender.mention(PUBLIC, "<@UBOT> Which product line had the highest return "
+                                       "rate in Q3 2026?")
+    assert bot.sender.event(event).status == 200
+    answer = _answer(bot, PUBLIC, event["ts"])
+    posts = bot.fake.ok_calls("chat.postMessage")
+    assert len(posts) == 1  # the status message, which became the answer
+    assert posts[0].body["thread_ts"] == event["ts"]
+    assert posts[0].body["unfurl_links"] is False
+    assert posts[0].body["unfurl_media"] is False
+    assert "Drift" in answer
+    assert "[1] 2026 Q3 Returns Report" in answer  # numbered source with title and path
+    assert "returns-report-2026-q3.md" in answer
+    assert not bot.fake.calls("conversations.replies")  # memory is the checkpoint
+
+
+def test_dm_is_answered_in_the_dms_thread_with_assistant_status(bot: Bot) -> None:
+    event = bot.sender.message(DM_ADMIN, "How do I deploy to production?", user=ADMIN,
+                               channel_type="im")
+    bot.sender.event(event)
+    answer = _answer(bot, DM_ADMIN, event["ts"])
+    assert bot.fake.ok_calls("chat.postMessage")[0].body["thread_ts"] == event["ts"]
+    assert "deploy-procedure.md" in answer
+    statuses = [c.body for c in bot.fake.calls("assistant.threads.setStatus")]
+    assert statuses[0]["thread_ts"] == event["ts"] and statuses[0]["status"]
+    assert statuses[-1]["status"] == ""  # cleared when the answer is shown
+
+
+def test_reply_in_answered_thread_is_a_follow_up_without_mention(bot: Bot) -> None:
+    first = bot.sender.mention(PUBLIC, "<@UBOT> Redis内存满了怎么办")
+    bot.sender.event(first)
+    assert "redis-memory-runbook.md" in _answer(bot, PUBLIC, first["ts"])
+
+    reply = bot.sender.message(PUBLIC, "如果用了持久化还不行呢", thread_ts=first["ts"])
+    bot.sender.event(reply)
+    answer = _answer(bot, PUBLIC, reply["ts"])
+    # the follow-up alone names no system: only the earlier turn makes it about Redis
+    assert "redis-memory-runbook.md" in answer
+    posts = bot.fake.ok_calls("chat.postMessage")
+    assert [p.body["thread_ts"] for p in posts] == [first["ts"], first["ts"]]
+
+
+def test_replies_not_meant_for_the_bot_are_ignored(bot: Bot) -> None:
+    # a thread the bot never answered
+    other = bot.sender.message(PUBLIC, "lunch?", user="U2")
+    bot.sender.event(bot.sender.message(PUBLIC, "Redis内存满了怎么办", thread_ts=other["ts"]))
+    # people talking to each other in a thread the bot answered
+    first = bot.sender.mention(PUBLIC, "<@UBOT> How do I deploy to production?")
+    bot.sender.event(first)
+    _answer(bot, PUBLIC, first["ts"])
+    aside = bot.sender.message(PUBLIC, "<@U2> can you take this one?", thread_ts=first["ts"])
+    assert bot.sender.event(aside).status == 200
+    # a later follow-up proves the asides were processed (and skipped) before it
+    follow = bot.sender.message(PUBLIC, "Are those the only steps?", thread_ts=first["ts"])
+    bot.sender.event(follow)
+    _answer(bot, PUBLIC, follow["ts"])
+    assert len(bot.fake.ok_calls("chat.postMessage")) == 2
+
+
+def test_status_message_comes_first_and_updates_at_most_once_a_second(make_bot) -> None:  # type: ignore[no-untyped-def]
+    agent = SlowStages(make_bot.real_agent(), delay_s=0.4)
+    bot = make_bot(agent, pacer_interval=1.05)
+    event = bot.sender.mention(PUBLIC, "<@UBOT> Which product line had the highest return "
+                                       "rate in Q3 2026?")
+    sent_at = time.monotonic()
+    delivered = bot.sender.event(event)
+    turn = bot.wait_done(PUBLIC, event["ts"])
+    writes = [c for c in bot.fake.ok_calls("chat.postMessage") + bot.fake.ok_calls("chat.update")
+              if c.body.get("ts", turn.status_ts) == turn.status_ts]
+    writes.sort(key=lambda c: c.at)
+    first = writes[0]
+    assert first.method == "chat.postMessage"
+    assert first.at - sent_at < 1.0  # the status message appears within a second
+    assert len(writes) >= 3  # status, at least one stage update, the answer
+    gaps = [b.at - a.at for a, b in zip(writes, writes[1:], strict=False)]
+    assert min(gaps) >= 1.0, gaps
+    assert delivered.elapsed_s < 1.0
+    assert "Drift" in block_text(bot.fake.message(PUBLIC, turn.status_ts) or {})

@@ -91,7 +91,7 @@ def candidate_entities(sentence: str, exclude: str) -> list[str]:
     if out or re.search(r"[\u4e00-\u9fff]", sentence):
         return out  # Chinese text names documents in 《》; capitals there are acronyms
     for m in _CAPS.finditer(sentence):
-        name = m.group(1).strip()
+        name = m.group(1).strip().rstrip(".,;:'\"-")
         if len(name) > 2 and norm(name) not in present and name not in out \
                 and not re.fullmatch(r"(The|A|An|In|On|It|He|She|They|This|That)", name):
             out.append(name)

@@ -26,10 +26,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("eval", help="evaluate retrieval (and answers) on a dataset folder",
                             description="Evaluate on a dataset folder.", epilog=_EPILOG,
                             formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("dir", metavar="DIR", type=Path)
+    # "ragbot eval compare A.jsonl B.jsonl" shares this command: DIR is then "compare".
+    parser.add_argument("dir", metavar="DIR", type=Path, nargs="+",
+                        help="dataset folder, or `compare A.jsonl B.jsonl`")
     parser.add_argument("--kb", default=None,
                         help="knowledge base to (re)use (default: the folder's name)")
-    parser.add_argument("--out", type=Path, required=True, metavar="RESULTS.jsonl")
+    parser.add_argument("--out", type=Path, default=None, metavar="RESULTS.jsonl",
+                        help="where result lines go (required unless comparing)")
     parser.add_argument("--retrieval-only", action="store_true",
                         help="search only: no answers, routes or rounds")
     parser.add_argument("--limit", type=int, default=None, metavar="N",
@@ -50,22 +53,58 @@ def build_step(args: argparse.Namespace, ctx: AppContext, kb: str) -> Step:
     """The per-question step for this run (the agent's answering step plugs in here)."""
     from bot.cli.search import load_reranker_from
     from bot.evaluation.runner import retrieval_step
-    from store.errors import StoreError
 
     reranker = load_reranker_from(ctx) if args.rerank else None
     if args.retrieval_only:
         return retrieval_step(ctx.pool, kb, embedder=ctx.embedder, fusion=args.fusion,
                               reranker=reranker, query_field=args.query_field)
-    raise StoreError("full evaluation (answers) is not available in this build; "
-                     "run with --retrieval-only")
+    from agent.api import build_agent
+    from agent.factory import engine_from_settings
+    from bot.evaluation.agent_step import agent_step
+
+    agent = build_agent(ctx.pool, ctx.embedder, engine=engine_from_settings(ctx.settings),
+                        reranker=reranker)
+    return agent_step(agent, kb)
+
+
+def compare_runs(paths: list[Path]) -> int:
+    """``ragbot eval compare A.jsonl B.jsonl``: per-kind metrics of both runs and B − A."""
+    from bot.evaluation.answers import compare
+
+    if len(paths) != 2:
+        print("error: usage: ragbot eval compare A.jsonl B.jsonl", file=sys.stderr)
+        return 2
+    runs = []
+    for path in paths:
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines()
+            runs.append([json.loads(line) for line in lines if line.strip()])
+        except (OSError, ValueError) as exc:
+            print(f"error: cannot read results {path}: {exc}", file=sys.stderr)
+            return 2
+    missing = [str(p) for p, rows in zip(paths, runs, strict=True)
+               if rows and "scores" not in rows[0]]
+    if missing:
+        print(f"error: {', '.join(missing)} has no per-question scores; re-run `ragbot eval` "
+              "with this version to compare", file=sys.stderr)
+        return 2
+    print(f"A = {paths[0]}\nB = {paths[1]}")
+    print(compare(runs[0], runs[1]))
+    return 0
 
 
 def run(args: argparse.Namespace, ctx: AppContext) -> int:
+    from bot.evaluation.answers import answer_summary, format_answer_summary, scores
     from bot.evaluation.dataset import load_questions, replay_order
     from bot.evaluation.metrics import format_summary, summarize
     from bot.evaluation.runner import ensure_corpus, run_questions, write_results
 
-    folder: Path = args.dir.expanduser()
+    if str(args.dir[0]) == "compare":
+        return compare_runs(list(args.dir[1:]))
+    if len(args.dir) != 1 or args.out is None:
+        print("error: usage: ragbot eval DIR --kb NAME --out RESULTS.jsonl", file=sys.stderr)
+        return 2
+    folder: Path = args.dir[0].expanduser()
     kb = args.kb or folder.resolve().name
     questions = load_questions(folder / "questions.jsonl")
     if args.limit is not None:
@@ -76,12 +115,20 @@ def run(args: argparse.Namespace, ctx: AppContext) -> int:
         for line in report.errors:
             print(f"  {line}", file=sys.stderr)
     step = build_step(args, ctx, kb)
-    results = write_results(run_questions(questions, step), args.out)
+    by_id = {q.id: q for q in questions}
+    records = ({**r, "scores": scores(r, by_id[r["id"]])}
+               for r in run_questions(questions, step))
+    results = write_results(records, args.out)
     summary = summarize(results, {q.id: q.gold_doc_ids for q in questions},
                         {q.id: q.kind for q in questions})
     if args.json:
+        if not args.retrieval_only:
+            summary["answers"] = answer_summary(results)
         print(json.dumps(summary, indent=2))
     else:
         print(f"{len(results)} questions -> {args.out}")
         print(format_summary(summary))
+        if not args.retrieval_only:
+            print()
+            print(format_answer_summary(answer_summary(results)))
     return 0

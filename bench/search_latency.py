@@ -1,0 +1,166 @@
+"""Search latency (p50/p95 of ``store.search.search``, query embedding excluded) and HNSW
+recall@10 against exact search, on synthetic chunks of 384 dimensions.
+
+    python -m bench.search_latency                       # 10k and 100k chunks
+    python -m bench.search_latency --sizes 10000,100000,1000000 --maintenance-work-mem 3GB
+
+Each size gets a fresh database (so one size's index never serves another's queries).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import psycopg
+
+from bench.common import (
+    add_database_args,
+    admin_url,
+    drop_database,
+    fresh_database,
+    percentile,
+    print_table,
+    write_results,
+)
+from bench.synthetic import CachedQueryEmbedder, QuerySample, create_kb, load_chunks, model_name
+from bot.logging_setup import configure_logging
+from store.db import ensure_vector_index, open_pool
+from store.fusion import FusionMode
+from store.search import DEFAULT_CANDIDATES, search
+
+KB = "bench"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.search_latency",
+                                     description=__doc__.split("\n\n")[0])
+    add_database_args(parser)
+    parser.add_argument("--sizes", default="10000,100000",
+                        help="comma-separated chunk counts (default 10000,100000)")
+    parser.add_argument("--dim", type=int, default=384)
+    parser.add_argument("--queries", type=int, default=200, help="timed searches per mode")
+    parser.add_argument("--recall-queries", type=int, default=50)
+    parser.add_argument("--modes", default="auto,dense,keyword",
+                        help="fusion modes to time (auto = the default hybrid search)")
+    parser.add_argument("--maintenance-work-mem", default="1GB",
+                        help="for the HNSW build; the graph should fit (1M x 384: about 2.5GB)")
+    parser.add_argument("--build-workers", type=int, default=1,
+                        help="max_parallel_maintenance_workers for the HNSW build")
+    parser.add_argument("--keep", action="store_true", help="keep the benchmark databases")
+    args = parser.parse_args(argv)
+    configure_logging("WARNING")
+
+    admin = admin_url(args.database_url)
+    modes: list[FusionMode] = [m.strip() for m in args.modes.split(",")]  # type: ignore[misc]
+    results = []
+    for size in (int(s) for s in args.sizes.split(",")):
+        url = fresh_database(admin, f"search_{size}")
+        try:
+            results.append(run_size(url, size, args, modes))
+        finally:
+            if not args.keep:
+                drop_database(admin, url)
+        _print(results)
+    path = write_results("search_latency", {"dim": args.dim, "results": results})
+    print(f"results: {path}")
+    return 0
+
+
+def run_size(url: str, size: int, args: argparse.Namespace,
+             modes: Sequence[FusionMode]) -> dict[str, Any]:
+    pool = open_pool(url, max_size=2)
+    try:
+        with pool.connection() as conn:
+            kb_id = create_kb(conn, KB, args.dim)
+            t0 = time.perf_counter()
+            samples = load_chunks(conn, kb_id, size, args.dim,
+                                  queries=max(args.queries, args.recall_queries))
+            load_s = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            conn.execute("SELECT set_config('maintenance_work_mem', %s, false), "
+                         "set_config('max_parallel_maintenance_workers', %s, false)",
+                         [args.maintenance_work_mem, str(args.build_workers)])
+            ensure_vector_index(conn, args.dim)
+            index_s = time.perf_counter() - t0
+            conn.execute("VACUUM ANALYZE chunks")
+            conn.execute("VACUUM ANALYZE documents")
+        embedder = CachedQueryEmbedder(model_name(args.dim), args.dim, samples)
+        row: dict[str, Any] = {"chunks": size, "load_s": round(load_s, 1),
+                               "index_build_s": round(index_s, 1)}
+        for mode in modes:
+            row[mode] = _latency(pool, embedder, samples[:args.queries], mode)
+        row["recall_at_10"] = _recall(pool, kb_id, args.dim, samples[:args.recall_queries])
+        return row
+    finally:
+        pool.close()
+
+
+def _latency(pool: Any, embedder: CachedQueryEmbedder, samples: Sequence[QuerySample],
+             mode: FusionMode) -> dict[str, float]:
+    for s in samples[:10]:  # warm the cache and the connection
+        search(pool, KB, s.text, embedder=embedder, k=10, fusion=mode)
+    times: list[float] = []
+    empty = 0
+    for s in samples:
+        t0 = time.perf_counter()
+        hits = search(pool, KB, s.text, embedder=embedder, k=10, fusion=mode)
+        times.append((time.perf_counter() - t0) * 1000)
+        empty += not hits
+    return {"p50_ms": round(percentile(times, 50), 2), "p95_ms": round(percentile(times, 95), 2),
+            "mean_ms": round(float(np.mean(times)), 2), "queries": len(times),
+            "empty_results": empty}
+
+
+def _dense_ids(conn: psycopg.Connection, kb_id: int, dim: int,
+               vector: npt.NDArray[np.float32], *, exact: bool) -> list[int]:
+    """Top 10 of the dense side, as ``store.search`` runs it (or exactly, without the index)."""
+    with conn.transaction():
+        if exact:
+            conn.execute("SET LOCAL enable_indexscan = off")
+            conn.execute("SET LOCAL enable_bitmapscan = off")
+        else:
+            conn.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), "
+                         "set_config('hnsw.ef_search', '100', true)")
+        rows = conn.execute(
+            f"SELECT id FROM (SELECT c.id, c.embedding::vector({dim}) <=> %(v)s::vector({dim}) "
+            f"AS dist FROM chunks c WHERE c.dim = {dim} AND c.kb_id = %(kb)s AND c.generation = "
+            "(SELECT active_generation FROM knowledge_bases WHERE id = %(kb)s) "
+            "AND c.acl && ARRAY['public'] ORDER BY dist LIMIT %(n)s) d ORDER BY dist, id LIMIT 10",
+            {"v": vector, "kb": kb_id, "n": DEFAULT_CANDIDATES}).fetchall()
+    return [r[0] for r in rows]
+
+
+def _recall(pool: Any, kb_id: int, dim: int, samples: Sequence[QuerySample]) -> float:
+    found = total = 0
+    with pool.connection() as conn:
+        for s in samples:
+            approx = set(_dense_ids(conn, kb_id, dim, s.vector, exact=False))
+            exact = _dense_ids(conn, kb_id, dim, s.vector, exact=True)
+            found += len(approx.intersection(exact))
+            total += len(exact)
+    return round(found / total, 4) if total else 0.0
+
+
+def _print(results: Sequence[dict[str, Any]]) -> None:
+    headers = ["chunks", "load s", "index s"]
+    modes = [m for m in ("auto", "dense", "keyword") if m in results[0]]
+    for m in modes:
+        headers += [f"{m} p50 ms", f"{m} p95 ms"]
+    headers.append("recall@10")
+    rows = []
+    for r in results:
+        row: list[Any] = [r["chunks"], r["load_s"], r["index_build_s"]]
+        for m in modes:
+            row += [r[m]["p50_ms"], r[m]["p95_ms"]]
+        row.append(r["recall_at_10"])
+        rows.append(row)
+    print_table(headers, rows)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

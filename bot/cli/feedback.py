@@ -33,8 +33,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="👍 answers as eval questions (dataset format), 👎 answers to a review file",
         description="Write 👍 answers as questions.jsonl lines (standalone question, cited "
         "documents as gold) and 👎 answers with their traces to a review file. With --out-dir, "
-        "also write the KB's latest documents as corpus.jsonl so that `ragbot eval DIR --kb "
-        "NAME` runs on the export (use a separate KB name such as feedback-eval).",
+        "also write the KB's latest documents as corpus.jsonl so that `ragbot eval DIR` runs on "
+        "the export (into a KB named after DIR), or `ragbot eval DIR --kb KB --no-ingest` "
+        "on the live KB.",
     )
     export.add_argument("--out", type=Path, help="questions file (.jsonl)")
     export.add_argument("--review", type=Path,
@@ -73,6 +74,9 @@ def _export(args: argparse.Namespace, ctx: AppContext) -> int:
             corpus = args.out_dir / "corpus.jsonl"
             n_docs = feedback.write_jsonl(str(corpus), feedback.latest_documents(conn, kb))
             print(f"{n_docs} documents of {kb!r} -> {corpus}")
-            print(f"evaluate: ragbot eval {args.out_dir} --kb {kb}-feedback-eval "
-                  f"--out {args.out_dir / 'results.jsonl'}")
+            results = args.out_dir / "results.jsonl"
+            print(f"evaluate on a copy of the documents (KB {args.out_dir.resolve().name!r}): "
+                  f"ragbot eval {args.out_dir} --out {results}")
+            print(f"or on the live KB as it is: ragbot eval {args.out_dir} --kb {kb} "
+                  f"--no-ingest --out {results}")
     return 0

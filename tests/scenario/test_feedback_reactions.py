@@ -1,0 +1,148 @@
+"""👍/👎 on answers: reaction -> stored vote with the trace -> removal -> export -> eval."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.scenario.conftest import KB, PUBLIC, Bot
+
+pytestmark = [pytest.mark.scenario, pytest.mark.db, pytest.mark.model]
+
+
+def reaction(kind: str, channel: str, ts: str, name: str, user: str) -> dict[str, Any]:
+    return {"type": kind, "user": user, "reaction": name, "item_user": "UBOT",
+            "item": {"type": "message", "channel": channel, "ts": ts},
+            "event_ts": f"{time.time():.6f}"}
+
+
+def ask(bot: Bot, text: str, *, thread_ts: str | None = None) -> tuple[str, str]:
+    """Ask in PUBLIC; return (question ts, ts of the bot's answer message)."""
+    event = bot.sender.mention(PUBLIC, f"<@UBOT> {text}", thread_ts=thread_ts)
+    assert bot.sender.event(event).status == 200
+    turn = bot.wait_done(PUBLIC, event["ts"])
+    assert turn.state == "done"
+    root = thread_ts or event["ts"]
+    with bot.deps.pool.connection() as conn:
+        rows = conn.execute(
+            "SELECT ts FROM slack_bot_messages WHERE channel = %s AND turn_id = %s ORDER BY ts",
+            [PUBLIC, turn.id]).fetchall()
+    assert rows, "the answer was not recorded as a bot message"
+    assert {m["ts"] for m in bot.answers(PUBLIC, root)} >= {rows[0][0]}
+    return event["ts"], rows[0][0]
+
+
+def stored_votes(bot: Bot, ts: str) -> dict[str, tuple[int, str]]:
+    with bot.deps.pool.connection() as conn:
+        rows = conn.execute("SELECT user_id, vote, trace_id FROM feedback_votes "
+                            "WHERE channel = %s AND message_ts = %s", [PUBLIC, ts]).fetchall()
+    return {r[0]: (int(r[1]), r[2]) for r in rows}
+
+
+def wait_votes(bot: Bot, ts: str, expected: dict[str, int], timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        current = {u: v for u, (v, _) in stored_votes(bot, ts).items()}
+        if current == expected:
+            return
+        if time.monotonic() > deadline:
+            raise AssertionError(f"votes {current}, expected {expected}")
+        time.sleep(0.05)
+
+
+def react(bot: Bot, kind: str, ts: str, name: str, user: str) -> None:
+    delivery = bot.sender.event(reaction(kind, PUBLIC, ts, name, user))
+    assert delivery.status == 200
+    assert delivery.elapsed_s < 3.0
+
+
+def test_reaction_stores_one_vote_per_user_with_the_trace_and_removal_withdraws_it(
+        bot: Bot) -> None:
+    question_ts, answer_ts = ask(bot, "Which product line had the highest return rate "
+                                      "in Q3 2026?")
+    react(bot, "reaction_added", answer_ts, "thumbsup", "U2")
+    react(bot, "reaction_added", answer_ts, "+1::skin-tone-3", "U3")
+    wait_votes(bot, answer_ts, {"U2": 1, "U3": 1})
+    (_, trace_id) = stored_votes(bot, answer_ts)["U2"]
+    with bot.deps.pool.connection() as conn:
+        row = conn.execute("SELECT trace FROM feedback_votes WHERE user_id = 'U2'").fetchone()
+    assert row is not None
+    trace = row[0]
+    assert trace["trace_id"] == trace_id
+    assert "return rate" in trace["question"]
+    assert trace["answer"] and trace["citations"]  # the answer and its cited chunks
+    assert trace["retrieved_chunk_ids"]
+
+    react(bot, "reaction_added", answer_ts, "-1", "U2")  # U2 changes their mind
+    wait_votes(bot, answer_ts, {"U2": -1, "U3": 1})
+    react(bot, "reaction_removed", answer_ts, "thumbsup", "U2")  # the old 👍 goes away
+    react(bot, "reaction_removed", answer_ts, "+1::skin-tone-3", "U3")
+    wait_votes(bot, answer_ts, {"U2": -1})
+    react(bot, "reaction_removed", answer_ts, "thumbsdown", "U2")
+    wait_votes(bot, answer_ts, {})
+
+
+def test_reactions_on_other_messages_and_other_emoji_are_ignored(bot: Bot) -> None:
+    question_ts, answer_ts = ask(bot, "Which product line had the highest return rate "
+                                      "in Q3 2026?")
+    react(bot, "reaction_added", question_ts, "thumbsup", "U2")  # the human's question
+    react(bot, "reaction_added", "1600000999.000100", "thumbsup", "U2")  # unknown message
+    react(bot, "reaction_added", answer_ts, "tada", "U2")
+    react(bot, "reaction_added", answer_ts, "thumbsdown", "U4")  # the control: is stored
+    wait_votes(bot, answer_ts, {"U4": -1})
+    with bot.deps.pool.connection() as conn:
+        count = conn.execute("SELECT count(*) FROM feedback_votes").fetchone()
+    assert count is not None and count[0] == 1
+
+
+def run_cli(bot: Bot, embedder: Any, argv: list[str]) -> int:
+    """A ``ragbot`` command in this process, on the bot's database and embedder."""
+    from bot.cli import build_parser
+    from bot.context import AppContext
+
+    args = build_parser().parse_args(argv)
+    ctx = AppContext(bot.deps.settings)
+    # the cached dependencies of the running bot: no second model load, same database
+    ctx.__dict__.update(pool=bot.deps.pool, embedder=embedder)
+    return int(args.handler(args, ctx))
+
+
+def test_upvoted_answers_export_to_a_dataset_that_ragbot_eval_runs(
+        bot: Bot, embedder: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    good_q, good = ask(bot, "Which product line had the highest return rate in Q3 2026?")
+    _, bad = ask(bot, "What is the on-call escalation policy for P1 incidents?")
+    react(bot, "reaction_added", good, "+1", "U2")
+    react(bot, "reaction_added", bad, "-1", "U3")
+    wait_votes(bot, good, {"U2": 1})
+    wait_votes(bot, bad, {"U3": -1})
+
+    out = tmp_path / "fb"
+    assert run_cli(bot, embedder, ["feedback", "export", "--out-dir", str(out),
+                                   "--kb", KB]) == 0
+    questions = [json.loads(line) for line in (out / "questions.jsonl").open(encoding="utf-8")]
+    review = [json.loads(line) for line in (out / "review.jsonl").open(encoding="utf-8")]
+    corpus = [json.loads(line) for line in (out / "corpus.jsonl").open(encoding="utf-8")]
+    assert len(questions) == 1 and len(review) == 1
+    q = questions[0]
+    assert set(q) >= {"id", "question", "answers", "gold_doc_ids", "answerable", "kind"}
+    assert q["answerable"] is True and q["kind"] == "single" and q["gold_doc_ids"]
+    assert "return rate" in q["question"]
+    assert review[0]["trace"]["citations"] is not None and "escalation" in review[0]["question"]
+    corpus_ids = {d["id"] for d in corpus}
+    assert set(q["gold_doc_ids"]) <= corpus_ids  # gold documents are in the exported corpus
+    with bot.deps.pool.connection() as conn:
+        docs = conn.execute("SELECT count(*) FROM documents WHERE is_latest").fetchone()
+    assert docs is not None and len(corpus) == docs[0]
+
+    results = tmp_path / "results.jsonl"
+    capsys.readouterr()
+    assert run_cli(bot, embedder, ["eval", str(out), "--kb", "feedback-eval",
+                                   "--retrieval-only", "--out", str(results)]) == 0
+    (line,) = [json.loads(x) for x in results.open(encoding="utf-8")]
+    assert line["id"] == q["id"]
+    # the exported corpus, ingested into a fresh KB, still finds the gold document
+    assert set(q["gold_doc_ids"]) & set(line["retrieved_doc_ids"][:10])

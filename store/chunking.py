@@ -40,6 +40,24 @@ class Block:
     heading_path: tuple[str, ...]
 
 
+def _take_fence(lines: list[str], i: int, marker: str) -> tuple[str, int]:
+    """The fenced block starting at line ``i`` and the index after it."""
+    j = i + 1
+    while j < len(lines) and not lines[j].lstrip().startswith(marker):
+        j += 1
+    body = "\n".join(lines[i:j + 1]).rstrip()
+    if j >= len(lines):  # unterminated fence: close it so each piece renders
+        body += "\n" + marker
+    return body, j + 1
+
+
+def _take_table(lines: list[str], i: int) -> tuple[str, int]:
+    j = i
+    while j < len(lines) and _TABLE_ROW.match(lines[j]):
+        j += 1
+    return "\n".join(x.strip() for x in lines[i:j]), j
+
+
 def parse_blocks(text: str, fmt: str = "markdown") -> list[Block]:
     """Split ``text`` into headed blocks. ``fmt`` other than markdown is plain paragraphs."""
     structured = fmt in ("markdown", "html", "docx")
@@ -48,57 +66,34 @@ def parse_blocks(text: str, fmt: str = "markdown") -> list[Block]:
     headings: list[tuple[int, str]] = []
     para: list[str] = []
 
-    def path() -> tuple[str, ...]:
-        return tuple(title for _, title in headings)
-
-    def end_para() -> None:
-        body = "\n".join(para).strip()
-        if body:
-            blocks.append(Block("prose", body, path()))
-        para.clear()
+    def add(kind: str, body: str) -> None:
+        if body.strip():
+            blocks.append(Block(kind, body, tuple(title for _, title in headings)))
 
     i = 0
     while i < len(lines):
         line = lines[i]
-        if not structured:
-            if line.strip():
-                para.append(line)
-            else:
-                end_para()
-            i += 1
-            continue
-        heading = _HEADING.match(line)
-        fence = _FENCE.match(line)
+        heading = _HEADING.match(line) if structured else None
+        fence = _FENCE.match(line) if structured else None
+        is_table = structured and _TABLE_ROW.match(line)
+        if heading or fence or is_table or not line.strip():
+            add("prose", "\n".join(para).strip())
+            para.clear()
         if heading:
-            end_para()
             level = len(heading.group(1))
             headings = [h for h in headings if h[0] < level] + [(level, heading.group(2))]
             i += 1
         elif fence:
-            end_para()
-            marker = fence.group(1)
-            j = i + 1
-            while j < len(lines) and not lines[j].lstrip().startswith(marker):
-                j += 1
-            body = "\n".join(lines[i:j + 1]).rstrip()
-            if j >= len(lines):  # unterminated fence: close it so each piece renders
-                body += "\n" + marker
-            blocks.append(Block("code", body, path()))
-            i = j + 1
-        elif _TABLE_ROW.match(line):
-            end_para()
-            j = i
-            while j < len(lines) and _TABLE_ROW.match(lines[j]):
-                j += 1
-            blocks.append(Block("table", "\n".join(x.strip() for x in lines[i:j]), path()))
-            i = j
-        elif not line.strip():
-            end_para()
-            i += 1
+            body, i = _take_fence(lines, i, fence.group(1))
+            add("code", body)
+        elif is_table:
+            body, i = _take_table(lines, i)
+            add("table", body)
         else:
-            para.append(line)
+            if line.strip():
+                para.append(line)
             i += 1
-    end_para()
+    add("prose", "\n".join(para).strip())
     return blocks
 
 

@@ -34,6 +34,7 @@ def markdown_table(rows: list[list[str]]) -> str:
 _SKIP = {"script", "style", "noscript", "template", "head", "nav", "footer", "svg"}
 _BLOCKS = {"p", "div", "section", "article", "main", "blockquote", "li", "dd", "dt",
            "figcaption", "address", "header", "aside", "form", "details", "summary"}
+_STRUCTURE = ["h1", "h2", "h3", "h4", "h5", "h6", "table", "pre", "ul", "ol", "p", "div"]
 
 
 def read_html(markup: str) -> tuple[str | None, str]:
@@ -59,8 +60,29 @@ def _inline(node: Any) -> str:
     return _SPACES.sub(" ", node.get_text(" ")).strip()
 
 
+def _html_special(node: Any, name: str) -> str | None:
+    """Markdown for headings, code, tables and lists; None for other elements."""
+    if re.fullmatch(r"h[1-6]", name):
+        heading = _inline(node)
+        return "#" * int(name[1]) + " " + heading if heading else ""
+    if name == "pre":
+        inner = node.find("code")
+        classes = (inner.get("class") or []) if inner is not None else []
+        lang = next((c.split("-", 1)[1] for c in classes
+                     if c.startswith(("language-", "lang-"))), "")
+        return f"```{lang}\n{node.get_text().strip(chr(10))}\n```"
+    if name == "table":
+        return markdown_table([[_inline(cell) for cell in tr.find_all(["th", "td"])]
+                               for tr in node.find_all("tr")])
+    if name in ("ul", "ol"):
+        prefix = "1." if name == "ol" else "-"
+        items = [_inline(li) for li in node.find_all("li", recursive=False)]
+        return "\n".join(f"{prefix} {i}" for i in items if i)
+    return None
+
+
 def _html_blocks(node: Any, out: list[str]) -> None:
-    from bs4 import NavigableString, Tag
+    from bs4.element import NavigableString, Tag
 
     buffer: list[str] = []
 
@@ -77,37 +99,14 @@ def _html_blocks(node: Any, out: list[str]) -> None:
         if not isinstance(child, Tag):
             continue
         name = child.name.lower()
-        if re.fullmatch(r"h[1-6]", name):
+        special = _html_special(child, name)
+        if special is not None:
             flush()
-            heading = _inline(child)
-            if heading:
-                out.append("#" * int(name[1]) + " " + heading)
-        elif name == "pre":
-            flush()
-            code = child.get_text()
-            lang = ""
-            inner = child.find("code")
-            if inner is not None:
-                classes = inner.get("class") or []
-                lang = next((c.split("-", 1)[1] for c in classes
-                             if c.startswith(("language-", "lang-"))), "")
-            out.append(f"```{lang}\n{code.strip(chr(10))}\n```")
-        elif name == "table":
-            flush()
-            rows = [[_inline(cell) for cell in tr.find_all(["th", "td"])]
-                    for tr in child.find_all("tr")]
-            table = markdown_table(rows)
-            if table:
-                out.append(table)
-        elif name in ("ul", "ol"):
-            flush()
-            items = [_inline(li) for li in child.find_all("li", recursive=False)]
-            prefix = "1." if name == "ol" else "-"
-            out.append("\n".join(f"{prefix} {i}" for i in items if i))
+            if special:
+                out.append(special)
         elif name == "br":
             buffer.append("\n")
-        elif name in _BLOCKS or child.find(["h1", "h2", "h3", "h4", "h5", "h6", "table",
-                                            "pre", "ul", "ol", "p", "div"]):
+        elif name in _BLOCKS or child.find(_STRUCTURE):
             flush()
             _html_blocks(child, out)
         else:

@@ -69,7 +69,7 @@ def normalize_acl(value: Any, item: str) -> tuple[str, ...]:
         return (PUBLIC,)
     entries = [value] if isinstance(value, str) else value
     if not isinstance(entries, list | tuple):
-        raise ValueError(f"{item}: acl must be a list of principals, got {type(value).__name__}")
+        raise TypeError(f"{item}: acl must be a list of principals, got {type(value).__name__}")
     out: dict[str, None] = {}
     for entry in entries:
         text = str(entry).strip()
@@ -101,10 +101,10 @@ def plan(paths: Sequence[str | Path]) -> Plan:
             failures.append(ReadFailure(str(path), "no such file or folder",
                                         "check the path"))
         else:
-            scope = Scope("corpus", str(path.resolve())) if path.suffix == ".jsonl" else None
-            if scope:
-                scopes.append(scope)
-            entries.append(Entry(path, scope, explicit=True))
+            corpus = Scope("corpus", str(path.resolve())) if path.suffix == ".jsonl" else None
+            if corpus:
+                scopes.append(corpus)
+            entries.append(Entry(path, corpus, explicit=True))
     # The same file reached twice (a folder and a file inside it) is read once.
     unique: dict[str, Entry] = {}
     for entry in entries:
@@ -125,63 +125,60 @@ def _count_lines(path: Path) -> int:
         return 1
 
 
-def _check_file(path: Path, max_bytes: int | None) -> ReadFailure | None:
-    item = str(path)
+class _Bad(Exception):
+    """One item's problem (reason and fix); the caller turns it into a ReadFailure."""
+
+    def __init__(self, reason: str, fix: str = "") -> None:
+        super().__init__(reason)
+        self.reason, self.fix = reason.replace("\n", " "), fix
+
+
+def _check_file(path: Path, max_bytes: int | None) -> None:
     try:
         info = os.stat(path)  # follows symlinks: a broken one raises here
     except FileNotFoundError:
-        return ReadFailure(item, "cannot read: broken symbolic link or file removed",
-                           "fix or remove the link")
+        raise _Bad("cannot read: broken symbolic link or file removed",
+                   "fix or remove the link") from None
     except OSError as exc:
-        return ReadFailure(item, f"cannot read: {exc.strerror}", "check its permissions")
-    if not stat.S_ISREG(info.st_mode):
+        raise _Bad(f"cannot read: {exc.strerror}", "check its permissions") from None
+    if not stat.S_ISREG(info.st_mode):  # opening a FIFO would block forever
         kind = "a FIFO" if stat.S_ISFIFO(info.st_mode) else "not a regular file"
-        return ReadFailure(item, f"cannot read: {kind}", "pass regular files or folders only")
+        raise _Bad(f"cannot read: {kind}", "pass regular files or folders only")
     if max_bytes is not None and info.st_size > max_bytes:
-        return ReadFailure(
-            item, f"file is {info.st_size / 2**20:.1f} MB, over the "
-            f"{max_bytes / 2**20:g} MB limit",
-            "raise it with --max-file-mb or RAGBOT_MAX_FILE_MB, or split the file")
+        raise _Bad(f"file is {info.st_size / 2**20:.1f} MB, over the {max_bytes / 2**20:g} MB "
+                   "limit", "raise it with --max-file-mb or RAGBOT_MAX_FILE_MB, or split the file")
     if info.st_size == 0:
-        return ReadFailure(item, "file is empty", "remove it or add content")
-    return None
+        raise _Bad("file is empty", "remove it or add content")
 
 
-def decode_text(data: bytes, item: str) -> str | ReadFailure:
-    """UTF-8 text of ``data``, or a failure for binary content or another encoding."""
+def _decode(data: bytes) -> str:
     if b"\x00" in data:
-        return ReadFailure(item, "binary content (NUL bytes), not text",
-                           "convert it to .txt/.md or remove it")
+        raise _Bad("binary content (NUL bytes), not text", "convert it to .txt/.md or remove it")
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        return ReadFailure(
-            item, f"not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start})",
-            "re-save it as UTF-8, e.g. `iconv -f GBK -t UTF-8 FILE > NEW`")
+        raise _Bad(f"not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start})",
+                   "re-save it as UTF-8, e.g. `iconv -f GBK -t UTF-8 FILE > NEW`") from None
     if not text.strip():
-        return ReadFailure(item, "no text (only whitespace)", "remove it or add content")
+        raise _Bad("no text (only whitespace)", "remove it or add content")
     return text
 
 
-def _front_matter(text: str, item: str) -> tuple[dict[str, Any], str] | ReadFailure:
-    if not text.startswith("---"):
-        return {}, text
+def _front_matter(text: str) -> tuple[dict[str, Any], str]:
     lines = text.split("\n")
     if lines[0].strip() != "---":
         return {}, text
-    for end in range(1, len(lines)):
-        if lines[end].strip() in ("---", "..."):
-            break
-    else:
-        return ReadFailure(item, "front matter starts with --- but never ends",
-                           "close it with a line containing ---")
+    end = next((i for i in range(1, len(lines)) if lines[i].strip() in ("---", "...")), None)
+    if end is None:
+        raise _Bad("front matter starts with --- but never ends",
+                   "close it with a line containing ---")
     try:
         meta = yaml.safe_load("\n".join(lines[1:end])) or {}
     except yaml.YAMLError as exc:
-        return ReadFailure(item, f"front matter is not valid YAML: {exc}".replace("\n", " "),
-                           "fix the YAML between the --- lines")
+        raise _Bad(f"front matter is not valid YAML: {exc}",
+                   "fix the YAML between the --- lines") from None
     if not isinstance(meta, dict):
-        return ReadFailure(item, "front matter is not a mapping", "write key: value lines")
+        raise _Bad("front matter is not a mapping", "write key: value lines")
     return meta, "\n".join(lines[end + 1:])
 
 
@@ -197,53 +194,53 @@ def _jsonable(value: Any) -> Any:
     return json.loads(json.dumps(value, ensure_ascii=False, default=str))
 
 
-def _file_document(entry: Entry, *, doc_type: str | None, acl: tuple[str, ...] | None,
-                   max_bytes: int | None) -> SourceDocument | ReadFailure:
-    path = entry.path
-    item = str(path)
-    suffix = path.suffix.lower()
-    if suffix not in SUPPORTED:
-        return ReadFailure(item, f"unsupported file type {suffix or '(none)'}",
-                           "use .md, .txt, .html, .pdf, .docx or .jsonl")
-    failure = _check_file(path, max_bytes)
-    if failure:
-        return failure
-    key = str(path.resolve())
+def _acl(meta: dict[str, Any], default: tuple[str, ...] | None, fix: str) -> tuple[str, ...]:
+    if "acl" not in meta:
+        return default or (PUBLIC,)
     try:
-        data = path.read_bytes()
-    except OSError as exc:
-        return ReadFailure(item, f"cannot read: {exc.strerror}", "check its permissions", key)
-    meta: dict[str, Any] = {}
-    title: str | None = None
-    if suffix in TEXT_SUFFIXES or suffix in (".html", ".htm"):
-        decoded = decode_text(data, item)
-        if isinstance(decoded, ReadFailure):
-            return ReadFailure(decoded.item, decoded.reason, decoded.fix, key)
-        text = decoded
-        fmt = TEXT_SUFFIXES.get(suffix, "markdown")
-        if fmt == "markdown":
-            parsed = _front_matter(text, item)
-            if isinstance(parsed, ReadFailure):
-                return ReadFailure(parsed.item, parsed.reason, parsed.fix, key)
-            meta, text = parsed
-            title = _first_heading(text)
-        elif suffix in (".html", ".htm"):
-            title, text = read_html(text)
-    else:
+        return normalize_acl(meta["acl"], "")
+    except (ValueError, TypeError) as exc:
+        raise _Bad(str(exc).removeprefix(": "), fix) from None
+
+
+def _parse_file(path: Path, suffix: str) -> tuple[str | None, str, dict[str, Any], str]:
+    """Title, text, front matter and chunking format of one supported file."""
+    data = path.read_bytes()
+    if suffix in (".pdf", ".docx"):
         try:
             title, text = read_pdf(data) if suffix == ".pdf" else read_docx(data)
-        except Exception as exc:  # noqa: BLE001 - any parser error is this file's problem
+        # Parsers raise many unrelated types on corrupt input; all are this file's problem.
+        except Exception as exc:
             kind = suffix.lstrip(".").upper()
-            return ReadFailure(item, f"not a readable {kind} file ({type(exc).__name__}: "
-                               f"{exc})".replace("\n", " "), f"re-save it as {kind}", key)
-        fmt = "markdown"
-    if not text.strip():
-        return ReadFailure(item, "no text could be extracted",
-                           "for a scanned PDF run OCR first; else add content", key)
+            raise _Bad(f"not a readable {kind} file ({type(exc).__name__}: {exc})",
+                       f"re-save it as {kind}") from None
+        return title, text, {}, "markdown"
+    text = _decode(data)
+    if suffix in (".html", ".htm"):
+        title, body = read_html(text)
+        return title, body, {}, "markdown"
+    fmt = TEXT_SUFFIXES[suffix]
+    if fmt != "markdown":
+        return None, text, {}, fmt
+    meta, body = _front_matter(text)
+    return _first_heading(body), body, meta, fmt
+
+
+def _file_document(path: Path, *, doc_type: str | None, acl: tuple[str, ...] | None,
+                   max_bytes: int | None) -> SourceDocument:
+    suffix = path.suffix.lower()
+    if suffix not in SUPPORTED:
+        raise _Bad(f"unsupported file type {suffix or '(none)'}",
+                   "use .md, .txt, .html, .pdf, .docx or .jsonl")
+    _check_file(path, max_bytes)
     try:
-        doc_acl = normalize_acl(meta["acl"], item) if "acl" in meta else (acl or (PUBLIC,))
-    except ValueError as exc:
-        return ReadFailure(item, str(exc).split(": ", 1)[1], "fix acl in the front matter", key)
+        title, text, meta, fmt = _parse_file(path, suffix)
+    except OSError as exc:
+        raise _Bad(f"cannot read: {exc.strerror}", "check its permissions") from None
+    if not text.strip():
+        raise _Bad("no text could be extracted",
+                   "for a scanned PDF run OCR first; else add content")
+    key = str(path.resolve())
     extra = {k: v for k, v in meta.items() if k not in ("title", "doc_type", "acl")}
     return SourceDocument(
         doc_key=key,
@@ -251,46 +248,38 @@ def _file_document(entry: Entry, *, doc_type: str | None, acl: tuple[str, ...] |
         title=str(meta.get("title") or title or path.stem).strip(),
         text=text,
         doc_type=str(meta.get("doc_type") or doc_type or "document"),
-        acl=doc_acl,
+        acl=_acl(meta, acl, "fix acl in the front matter"),
         metadata=_jsonable({**extra, "format": suffix.lstrip("."),
                             "mtime": datetime.fromtimestamp(path.stat().st_mtime, UTC)}),
         fmt=fmt,
     )
 
 
-def _corpus_line(raw: bytes, item: str, corpus: str, *, doc_type: str | None,
-                 acl: tuple[str, ...] | None, max_bytes: int | None
-                 ) -> SourceDocument | ReadFailure:
+def _corpus_record(raw: bytes, max_bytes: int | None) -> dict[str, Any]:
     if max_bytes is not None and len(raw) > max_bytes:
-        return ReadFailure(item, f"line is {len(raw) / 2**20:.1f} MB, over the "
-                           f"{max_bytes / 2**20:g} MB limit",
-                           "raise it with --max-file-mb or split the document")
-    decoded = decode_text(raw, item)
-    if isinstance(decoded, ReadFailure):
-        return decoded
+        raise _Bad(f"line is {len(raw) / 2**20:.1f} MB, over the {max_bytes / 2**20:g} MB "
+                   "limit", "raise it with --max-file-mb or split the document")
     try:
-        record = json.loads(decoded)
+        record = json.loads(_decode(raw))
     except json.JSONDecodeError as exc:
-        return ReadFailure(item, f"not valid JSON ({exc.msg} at column {exc.colno})",
-                           "fix or remove the line")
+        raise _Bad(f"not valid JSON ({exc.msg} at column {exc.colno})",
+                   "fix or remove the line") from None
     if not isinstance(record, dict):
-        return ReadFailure(item, "not a JSON object", 'write {"id": ..., "text": ...}')
+        raise _Bad("not a JSON object", 'write {"id": ..., "text": ...}')
     doc_id = record.get("id")
     if not isinstance(doc_id, str | int) or isinstance(doc_id, bool) or not str(doc_id):
-        return ReadFailure(item, "missing or invalid \"id\"", "give each line a unique id")
-    key = str(doc_id)
+        raise _Bad('missing or invalid "id"', "give each line a unique id")
+    return record
+
+
+def _corpus_document(record: dict[str, Any], key: str, corpus: str, *,
+                     doc_type: str | None, acl: tuple[str, ...] | None) -> SourceDocument:
     text = record.get("text")
     if not isinstance(text, str) or not text.strip():
-        return ReadFailure(item, f"document {key!r} has no \"text\"",
-                           "add the text or remove the line", key)
+        raise _Bad(f'document {key!r} has no "text"', "add the text or remove the line")
     metadata = record.get("metadata") or {}
     if not isinstance(metadata, dict):
-        return ReadFailure(item, "\"metadata\" is not an object", "make it a JSON object", key)
-    try:
-        doc_acl = normalize_acl(metadata["acl"], item) if "acl" in metadata else (
-            acl or (PUBLIC,))
-    except ValueError as exc:
-        return ReadFailure(item, str(exc).split(": ", 1)[1], "fix metadata.acl", key)
+        raise _Bad('"metadata" is not an object', "make it a JSON object")
     title = record.get("title")
     return SourceDocument(
         doc_key=key,
@@ -298,30 +287,56 @@ def _corpus_line(raw: bytes, item: str, corpus: str, *, doc_type: str | None,
         title=str(title).strip() if title else key,
         text=text,
         doc_type=str(metadata.get("doc_type") or doc_type or "document"),
-        acl=doc_acl,
+        acl=_acl(metadata, acl, "fix metadata.acl"),
         metadata={**metadata, "corpus": corpus},
         fmt=str(metadata.get("format") or "text"),
     )
 
 
+def _check_corpus(path: Path) -> None:
+    _check_file(path, None)  # the size limit applies per line (per document)
+    with open(path, "rb") as fh:
+        head = fh.read(8192)
+    if b"\x00" in head:
+        raise _Bad("binary content (NUL bytes), not a .jsonl corpus",
+                   "pass a UTF-8 file with one JSON object per line")
+
+
 def _corpus_documents(entry: Entry, *, doc_type: str | None, acl: tuple[str, ...] | None,
                       max_bytes: int | None) -> Iterator[SourceDocument | ReadFailure]:
-    failure = _check_file(entry.path, None)
-    if failure:
+    item = str(entry.path)
+    try:
+        _check_corpus(entry.path)
+    except _Bad as bad:
         if entry.scope:
             entry.scope.complete = False
-        yield failure
+        yield ReadFailure(item, bad.reason, bad.fix)
         return
     corpus = str(entry.path.resolve())
     with open(entry.path, "rb") as fh:
         for number, raw in enumerate(fh, start=1):
             if not raw.strip():
                 continue
-            result = _corpus_line(raw.rstrip(b"\r\n"), f"{entry.path}:{number}", corpus,
-                                  doc_type=doc_type, acl=acl, max_bytes=max_bytes)
-            if isinstance(result, ReadFailure) and result.doc_key is None and entry.scope:
-                entry.scope.complete = False
-            yield result
+            key = None
+            try:
+                record = _corpus_record(raw.rstrip(b"\r\n"), max_bytes)
+                key = str(record["id"])
+                yield _corpus_document(record, key, corpus, doc_type=doc_type, acl=acl)
+            except _Bad as bad:
+                if key is None and entry.scope:
+                    entry.scope.complete = False  # an unknown id: pruning could be wrong
+                yield ReadFailure(f"{item}:{number}", bad.reason, bad.fix, key)
+
+
+def _read_entry(entry: Entry, *, doc_type: str | None, acl: tuple[str, ...] | None,
+                max_bytes: int | None) -> Iterator[SourceDocument | ReadFailure]:
+    if entry.path.suffix.lower() == ".jsonl":
+        yield from _corpus_documents(entry, doc_type=doc_type, acl=acl, max_bytes=max_bytes)
+        return
+    try:
+        yield _file_document(entry.path, doc_type=doc_type, acl=acl, max_bytes=max_bytes)
+    except _Bad as bad:
+        yield ReadFailure(str(entry.path), bad.reason, bad.fix, str(entry.path.resolve()))
 
 
 def read_plan(the_plan: Plan, *, doc_type: str | None = None,
@@ -335,16 +350,8 @@ def read_plan(the_plan: Plan, *, doc_type: str | None = None,
     default_acl = normalize_acl(list(acl), "--acl") if acl else None
     yield from the_plan.failures
     for entry in the_plan.entries:
-        if entry.path.suffix.lower() == ".jsonl":
-            items: Iterator[SourceDocument | ReadFailure] = _corpus_documents(
-                entry, doc_type=doc_type, acl=default_acl, max_bytes=max_bytes)
-        else:
-            items = iter([_file_document(entry, doc_type=doc_type, acl=default_acl,
-                                         max_bytes=max_bytes)])
-        for item in items:
-            key = item.doc_key
-            if entry.scope is not None and key is not None:
-                entry.scope.seen.add(key)
-            elif entry.scope is not None and entry.scope.kind == "folder":
-                entry.scope.seen.add(str(entry.path.resolve()))
+        for item in _read_entry(entry, doc_type=doc_type, acl=default_acl,
+                                max_bytes=max_bytes):
+            if entry.scope is not None and item.doc_key is not None:
+                entry.scope.seen.add(item.doc_key)
             yield item

@@ -91,7 +91,8 @@ def test_chunks_carry_heading_path_acl_and_doc_type_from_front_matter(
         ("runbook", ("group:ops",), ("group:ops",), "runbook")}
     # The .txt has no front matter: the command-line defaults apply; title is the stem.
     vacation = [r for r in rows if r[0] == "vacation"]
-    assert vacation and all(r[1] == "policy" and r[4] == ["public"] and r[6] == 384
+    assert vacation
+    assert all(r[1] == "policy" and r[4] == ["public"] and r[6] == 384
                             for r in vacation)
 
 
@@ -120,13 +121,15 @@ def test_prune_archives_files_removed_from_folder_and_ids_removed_from_corpus(
     (docs_dir / "sub" / "vacation.txt").unlink()
     _corpus(corpus, [{"id": "a", "text": "alpha text"}])
     kept = ingest_paths(pool, "t", [docs_dir, corpus], embedder=embedder)
-    assert kept.pruned == 0 and _counts(pool)[0] == 4  # without --prune nothing is archived
+    assert kept.pruned == 0
+    assert _counts(pool)[0] == 4
     report = ingest_paths(pool, "t", [docs_dir, corpus], embedder=embedder, prune=True)
     assert (report.pruned, report.unchanged) == (2, 2)
     with pool.connection() as conn:
         latest = {r[0] for r in conn.execute("SELECT doc_key FROM documents WHERE is_latest")}
     assert latest == {"a", str((docs_dir / "redis.md").resolve())}
-    assert _keyword_hits(pool, "vacation") == [] and _keyword_hits(pool, "beta") == []
+    assert _keyword_hits(pool, "vacation") == []
+    assert _keyword_hits(pool, "beta") == []
 
 
 def test_other_model_than_the_kb_was_built_with_names_reindex(
@@ -160,7 +163,8 @@ def test_corpus_acl_doc_type_and_source_come_from_metadata(
             "SELECT d.doc_key, d.title, c.doc_type, c.source, c.acl FROM documents d "
             "JOIN chunks c ON c.document_id = d.id"))
     assert rows["d1"] == ("Salaries", "hr", "hr-wiki", ["user:U1", "group:G1"])
-    assert rows["d2"][0] == "Lunch" and rows["d2"][3] == ["channel:C9"]
+    assert rows["d2"][0] == "Lunch"
+    assert rows["d2"][3] == ["channel:C9"]
     assert rows["d2"][2] == f"{corpus.resolve()}#d2"
 
 
@@ -198,7 +202,8 @@ def test_document_whose_embedding_fails_leaves_no_rows_and_others_commit(
     ] + [{"id": "bad", "text": "This one contains POISON and breaks the model."}])
     report = ingest_paths(pool, "t", [corpus], embedder=_FailingFor(embedder, "POISON"))
     assert (report.new, report.failed) == (5, 1)
-    assert "embedding failed" in report.errors[0] and "c.jsonl#bad" in report.errors[0]
+    assert "embedding failed" in report.errors[0]
+    assert "c.jsonl#bad" in report.errors[0]
     with pool.connection() as conn:
         keys = {r[0] for r in conn.execute("SELECT doc_key FROM documents")}
     assert keys == {f"d{i}" for i in range(5)}
@@ -223,7 +228,8 @@ def test_explicit_generation_writes_beside_the_active_one(
     with pool.connection() as conn:
         per_gen = conn.execute("SELECT generation, count(*) FROM chunks GROUP BY 1 "
                                "ORDER BY 1").fetchall()
-    assert per_gen[0][1] == per_gen[1][1] and [g for g, _ in per_gen] == [1, 2]
+    assert per_gen[0][1] == per_gen[1][1]
+    assert [g for g, _ in per_gen] == [1, 2]
 
 
 def _errors(report: IngestReport) -> str:
@@ -260,8 +266,10 @@ def test_bad_inputs_each_get_one_error_naming_the_item_and_the_rest_proceeds(
     }
     for item, reason in expected.items():
         lines = [line for line in report.errors if item in line]
-        assert len(lines) == 1 and reason in lines[0], (item, text)
-    assert "--max-file-mb" in text and "iconv" in text
+        assert len(lines) == 1, (item, text)
+        assert reason in lines[0], (item, text)
+    assert "--max-file-mb" in text
+    assert "iconv" in text
     assert (report.new, report.failed) == (3, len(expected))
     assert len(report.errors) == len(expected)
     with pool.connection() as conn:

@@ -321,6 +321,10 @@ def _execute(pool: ConnectionPool[Any], kb_name: str,
         # A reindex (explicit generation) already holds the KB's write lock for its build.
         lock = kb_write_lock(conn, kb.id) if generation is None else contextlib.nullcontext()
         with lock:
+            if generation is None:
+                # A reindex may have switched the active generation (and the model) while
+                # this ingest waited for the lock: write into the generation active now.
+                kb, gen = _resolve(conn, kb_name, embedder, None)
             run = _Run(conn, kb, gen, embedder, report, tick)
             _process(run, items())
             _prune(run, scopes)

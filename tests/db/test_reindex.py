@@ -331,3 +331,36 @@ def test_reindex_command_prints_the_summary(kb_pool: ConnectionPool, embedder: E
     assert f"reindexed {KB}: {len(DOCS)} documents" in out
     assert "generation 1 → 2" in out
     assert embedder.name in out
+
+
+def test_an_ingest_that_waited_for_a_reindex_writes_into_the_new_generation(
+        kb_pool: ConnectionPool, corpus: Path, tmp_path: Path, embedder: Embedder) -> None:
+    extra = tmp_path / "later"
+    extra.mkdir()
+    (extra / "printer.md").write_text("# Printer\n\nThe office printer on floor three needs "
+                                      "a badge to release print jobs.", encoding="utf-8")
+    started, release = threading.Event(), threading.Event()
+    outcome: list[Any] = []
+
+    def ingest_later() -> None:
+        assert started.wait(30)
+        try:
+            outcome.append(ingest_paths(kb_pool, KB, [extra], embedder=embedder))
+        except BaseException as exc:  # asserted below
+            outcome.append(exc)
+
+    thread = threading.Thread(target=ingest_later)
+    thread.start()
+    timer = threading.Timer(1.0, release.set)  # the ingest is waiting on the lock by then
+    timer.start()
+    try:
+        reindex(kb_pool, KB, embedder=SlowEmbedder(embedder, started, release))
+    finally:
+        release.set()
+        thread.join()
+        timer.cancel()
+
+    assert len(outcome) == 1
+    assert not isinstance(outcome[0], BaseException), outcome[0]
+    assert outcome[0].new == 1
+    assert _top_doc(kb_pool, "office printer badge", embedder) == "printer.md"

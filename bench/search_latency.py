@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -31,7 +31,8 @@ from bench.synthetic import CachedQueryEmbedder, QuerySample, create_kb, load_ch
 from bot.logging_setup import configure_logging
 from store.db import ensure_vector_index, open_pool
 from store.fusion import FusionMode
-from store.search import DEFAULT_CANDIDATES, search
+from store.search import DEFAULT_CANDIDATES, search, tsquery_text
+from store.tokenize import query_terms
 
 KB = "bench"
 
@@ -45,6 +46,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--dim", type=int, default=384)
     parser.add_argument("--queries", type=int, default=200, help="timed searches per mode")
     parser.add_argument("--recall-queries", type=int, default=50)
+    parser.add_argument("--query-terms", type=int, default=8,
+                        help="keyword terms per query (default 8; questions in the shared "
+                        "datasets have 5-10 after stopwords)")
+    parser.add_argument("--ef", default="100,400",
+                        help="hnsw.ef_search values for recall (search() itself uses 100)")
     parser.add_argument("--modes", default="auto,dense,keyword",
                         help="fusion modes to time (auto = the default hybrid search)")
     parser.add_argument("--maintenance-work-mem", default="1GB",
@@ -56,7 +62,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     configure_logging("WARNING")
 
     admin = admin_url(args.database_url)
-    modes: list[FusionMode] = [m.strip() for m in args.modes.split(",")]  # type: ignore[misc]
+    modes = [cast(FusionMode, m.strip()) for m in args.modes.split(",")]
     results = []
     for size in (int(s) for s in args.sizes.split(",")):
         url = fresh_database(admin, f"search_{size}")
@@ -79,7 +85,8 @@ def run_size(url: str, size: int, args: argparse.Namespace,
             kb_id = create_kb(conn, KB, args.dim)
             t0 = time.perf_counter()
             samples = load_chunks(conn, kb_id, size, args.dim,
-                                  queries=max(args.queries, args.recall_queries))
+                                  queries=max(args.queries, args.recall_queries),
+                                  query_terms=args.query_terms)
             load_s = time.perf_counter() - t0
             t0 = time.perf_counter()
             conn.execute("SELECT set_config('maintenance_work_mem', %s, false), "
@@ -94,7 +101,10 @@ def run_size(url: str, size: int, args: argparse.Namespace,
                                "index_build_s": round(index_s, 1)}
         for mode in modes:
             row[mode] = _latency(pool, embedder, samples[:args.queries], mode)
-        row["recall_at_10"] = _recall(pool, kb_id, args.dim, samples[:args.recall_queries])
+        row["keyword_match_fraction"] = _match_fraction(pool, size, samples[:20])
+        for ef in (int(e) for e in args.ef.split(",")):
+            row[f"recall_at_10_ef{ef}"] = _recall(pool, kb_id, args.dim,
+                                                  samples[:args.recall_queries], ef)
         return row
     finally:
         pool.close()
@@ -116,8 +126,19 @@ def _latency(pool: Any, embedder: CachedQueryEmbedder, samples: Sequence[QuerySa
             "empty_results": empty}
 
 
+def _match_fraction(pool: Any, size: int, samples: Sequence[QuerySample]) -> float:
+    """Mean share of chunks a query's keyword side has to rank (what its cost grows with)."""
+    counts = []
+    with pool.connection() as conn:
+        for s in samples:
+            row = conn.execute("SELECT count(*) FROM chunks WHERE tsv @@ to_tsquery('simple', %s)",
+                               [tsquery_text(query_terms(s.text))]).fetchone()
+            counts.append(row[0] if row else 0)
+    return round(float(np.mean(counts)) / size, 4) if counts else 0.0
+
+
 def _dense_ids(conn: psycopg.Connection, kb_id: int, dim: int,
-               vector: npt.NDArray[np.float32], *, exact: bool) -> list[int]:
+               vector: npt.NDArray[np.float32], *, exact: bool, ef: int = 100) -> list[int]:
     """Top 10 of the dense side, as ``store.search`` runs it (or exactly, without the index)."""
     with conn.transaction():
         if exact:
@@ -125,7 +146,7 @@ def _dense_ids(conn: psycopg.Connection, kb_id: int, dim: int,
             conn.execute("SET LOCAL enable_bitmapscan = off")
         else:
             conn.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), "
-                         "set_config('hnsw.ef_search', '100', true)")
+                         "set_config('hnsw.ef_search', %s, true)", [str(ef)])
         rows = conn.execute(
             f"SELECT id FROM (SELECT c.id, c.embedding::vector({dim}) <=> %(v)s::vector({dim}) "
             f"AS dist FROM chunks c WHERE c.dim = {dim} AND c.kb_id = %(kb)s AND c.generation = "
@@ -135,11 +156,11 @@ def _dense_ids(conn: psycopg.Connection, kb_id: int, dim: int,
     return [r[0] for r in rows]
 
 
-def _recall(pool: Any, kb_id: int, dim: int, samples: Sequence[QuerySample]) -> float:
+def _recall(pool: Any, kb_id: int, dim: int, samples: Sequence[QuerySample], ef: int) -> float:
     found = total = 0
     with pool.connection() as conn:
         for s in samples:
-            approx = set(_dense_ids(conn, kb_id, dim, s.vector, exact=False))
+            approx = set(_dense_ids(conn, kb_id, dim, s.vector, exact=False, ef=ef))
             exact = _dense_ids(conn, kb_id, dim, s.vector, exact=True)
             found += len(approx.intersection(exact))
             total += len(exact)
@@ -151,13 +172,16 @@ def _print(results: Sequence[dict[str, Any]]) -> None:
     modes = [m for m in ("auto", "dense", "keyword") if m in results[0]]
     for m in modes:
         headers += [f"{m} p50 ms", f"{m} p95 ms"]
-    headers.append("recall@10")
+    headers.append("kw match")
+    efs = [k.removeprefix("recall_at_10_ef") for k in results[0] if k.startswith("recall_at_10")]
+    headers += [f"recall@10 ef{e}" for e in efs]
     rows = []
     for r in results:
         row: list[Any] = [r["chunks"], r["load_s"], r["index_build_s"]]
         for m in modes:
             row += [r[m]["p50_ms"], r[m]["p95_ms"]]
-        row.append(r["recall_at_10"])
+        row.append(r["keyword_match_fraction"])
+        row += [r[f"recall_at_10_ef{e}"] for e in efs]
         rows.append(row)
     print_table(headers, rows)
 

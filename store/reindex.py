@@ -96,6 +96,9 @@ def reindex(pool: ConnectionPool[Any], kb_name: str, *, embedder: Embedder,
     another process is writing the KB, and ReindexError (old generation still active) when
     documents of the old generation could not be rebuilt.
     """
+    if pool.max_size < 2:
+        # one connection holds the KB lock while the build writes through another
+        raise ValueError("reindex needs a connection pool of at least 2 connections")
     started = time.perf_counter()
     with pool.connection() as conn:
         kb = get_kb(conn, kb_name)

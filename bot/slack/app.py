@@ -16,12 +16,14 @@ from bot.slack.client import make_web_client
 from bot.slack.deps import AgentPort, SlackDeps
 from bot.slack.executor import ContextThreadPoolExecutor
 from bot.slack.listeners import register_all
+from bot.slack.restricted import RestrictedProbe
 
 if TYPE_CHECKING:
     from psycopg_pool import ConnectionPool
     from slack_sdk import WebClient
 
     from bot.settings import Settings
+    from store.embedding import Embedder
 
 
 def instance_id() -> str:
@@ -31,8 +33,10 @@ def instance_id() -> str:
 
 def create_deps(settings: Settings, *, pool: ConnectionPool, agent: AgentPort,
                 client: WebClient | None = None, kb: str | None = None,
-                work_workers: int = 4, **overrides: Any) -> SlackDeps:
-    """Everything the listeners need. ``kb`` overrides the default knowledge base."""
+                embedder: Embedder | None = None, work_workers: int = 4,
+                **overrides: Any) -> SlackDeps:
+    """Everything the listeners need. ``kb`` overrides the default knowledge base; with
+    ``embedder``, refusals caused by access rules are told as such."""
     if kb:
         settings = settings.model_copy(update={"default_kb": kb})
     client = client or make_web_client(settings.slack_bot_token, settings.slack_api_url)
@@ -47,6 +51,7 @@ def create_deps(settings: Settings, *, pool: ConnectionPool, agent: AgentPort,
                                                 thread_name_prefix="ragbot-turn"),
         default_kb=settings.default_kb,
         channel_kbs=dict(settings.channel_kbs),
+        restricted_probe=RestrictedProbe(pool, embedder) if embedder is not None else None,
         **overrides,
     )
 

@@ -161,15 +161,15 @@ def register(app: App, deps: CommandDeps) -> None:
         try:
             cmd = parse_command(command.get("text"))
         except CommandError as exc:
-            ack(text=str(exc))
+            ack(text=str(exc), response_type="ephemeral")
             return
         bound.info("slash_command", action=cmd.action, kb=cmd.kb)
         if cmd.action == "help":
-            ack(text=HELP_TEXT)
+            ack(text=HELP_TEXT, response_type="ephemeral")
             return
         if cmd.admin_only and not is_admin(user, deps.settings.admins):
             bound.info("slash_command_refused", action=cmd.action)
-            ack(text=refusal_text(cmd))
+            ack(text=refusal_text(cmd), response_type="ephemeral")
             return
         notifier = SlackNotifier(client)
         if cmd.action == "status":
@@ -179,7 +179,7 @@ def register(app: App, deps: CommandDeps) -> None:
             notifier.notify(channel=channel, user=user, text=text, response_url=response_url)
             return
         kb = cmd.kb or deps.settings.default_kb
-        ack(text=reindex_ack_text(kb))
+        ack(text=reindex_ack_text(kb), response_type="ephemeral")
         _start_reindex(deps, notifier, kb=kb, channel=channel, user=user,
                        response_url=response_url)
 

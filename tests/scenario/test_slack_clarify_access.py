@@ -1,0 +1,124 @@
+"""Clarify by button and by text; access per conversation type; document text escaped."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from tests.scenario.conftest import (
+    ADMIN,
+    DM_ADMIN,
+    EXTERNAL,
+    PRIVATE,
+    PUBLIC,
+    Bot,
+    block_text,
+)
+
+pytestmark = [pytest.mark.scenario, pytest.mark.db, pytest.mark.model]
+
+VAGUE = "<@UBOT> the report?"
+SALARY = "2027年调薪预算是多少？"
+
+
+def _shown(bot: Bot, channel: str, ts: str) -> dict[str, Any]:
+    turn = bot.wait_done(channel, ts)
+    msg = bot.fake.message(channel, turn.status_ts)
+    assert msg is not None
+    return msg
+
+
+def _buttons(msg: dict[str, Any]) -> list[dict[str, Any]]:
+    return [el for b in msg["blocks"] if b["type"] == "actions" for el in b["elements"]]
+
+
+def _click(bot: Bot, channel: str, msg: dict[str, Any], button: dict[str, Any],
+           user: str = "U1") -> None:
+    payload = {
+        "type": "block_actions", "team": {"id": bot.fake.team_id}, "user": {"id": user},
+        "api_app_id": "A0001", "token": "legacy", "trigger_id": "1.2.3",
+        "container": {"type": "message", "message_ts": msg["ts"], "channel_id": channel,
+                      "is_ephemeral": False, "thread_ts": msg["thread_ts"]},
+        "channel": {"id": channel}, "message": msg,
+        "actions": [{"type": "button", "action_id": button["action_id"],
+                     "block_id": "ragbot_clarify", "value": button["value"],
+                     "text": button["text"], "action_ts": "1700000999.000001"}],
+    }
+    assert bot.sender.interaction(payload).status == 200
+
+
+def test_vague_question_gets_buttons_and_a_click_resumes_the_run(bot: Bot) -> None:
+    ask = bot.sender.mention(PUBLIC, VAGUE)
+    bot.sender.event(ask)
+    clarify = _shown(bot, PUBLIC, ask["ts"])
+    buttons = _buttons(clarify)
+    assert 2 <= len(buttons) <= 3
+    choice = buttons[0]
+    _click(bot, PUBLIC, clarify, choice)
+    _click(bot, PUBLIC, clarify, choice)  # a double click resumes once
+    answer = _shown(bot, PUBLIC, f"{clarify['ts']}:clarify")
+    # the interrupted run went on: "the report" + the choice found the one report
+    assert "returns-report-2026-q3.md" in block_text(answer)
+    assert bot.agent.pending_clarification(f"slack:T0001:{PUBLIC}:{ask['ts']}") is None
+    after = bot.fake.message(PUBLIC, clarify["ts"]) or {}
+    assert not _buttons(after)  # the buttons are gone, the choice is shown
+    assert choice["value"] in block_text(after)
+    assert len([c for c in bot.fake.ok_calls("chat.postMessage")]) == 2
+
+
+def test_vague_question_resumed_by_a_free_text_reply(bot: Bot) -> None:
+    ask = bot.sender.mention(PUBLIC, VAGUE)
+    bot.sender.event(ask)
+    assert _buttons(_shown(bot, PUBLIC, ask["ts"]))
+    reply = bot.sender.message(PUBLIC, "returns", thread_ts=ask["ts"])
+    bot.sender.event(reply)
+    assert "returns-report-2026-q3.md" in block_text(_shown(bot, PUBLIC, reply["ts"]))
+    assert bot.agent.pending_clarification(f"slack:T0001:{PUBLIC}:{ask['ts']}") is None
+
+
+def _ask(bot: Bot, channel: str, text: str, user: str = "U1", **kw: Any) -> str:
+    event = (bot.sender.message(channel, text, user=user, channel_type="im")
+             if channel.startswith("D") else bot.sender.mention(channel, f"<@UBOT> {text}",
+                                                                 user=user))
+    bot.sender.event(event)
+    return block_text(_shown(bot, channel, event["ts"]))
+
+
+def test_public_channel_gets_a_clear_message_when_only_restricted_docs_answer(bot: Bot) -> None:
+    shown = _ask(bot, PUBLIC, SALARY, user=ADMIN)  # even the document's reader, in public
+    assert "6.5" not in shown
+    assert "restricted" in shown.lower() or "权限" in shown
+
+
+def test_private_channel_with_access_gets_the_restricted_answer(bot: Bot) -> None:
+    shown = _ask(bot, PRIVATE, SALARY)
+    assert "6.5" in shown and "salary-adjustment-2027.md" in shown
+
+
+def test_dm_of_the_allowed_user_gets_the_restricted_answer(bot: Bot) -> None:
+    assert "6.5" in _ask(bot, DM_ADMIN, SALARY, user=ADMIN)
+
+
+def test_externally_shared_channel_never_uses_restricted_docs(bot: Bot) -> None:
+    # the allowed private channel, once shared with another organization
+    bot.fake.channels[PRIVATE].is_ext_shared = True
+    shown = _ask(bot, PRIVATE, SALARY)
+    assert "6.5" not in shown
+    assert "restricted" in shown.lower() or "权限" in shown
+    assert "6.5" not in _ask(bot, EXTERNAL, SALARY)
+
+
+def test_mentions_and_links_from_documents_never_ping_or_unfurl(bot: Bot) -> None:
+    _ask(bot, PUBLIC, "What did the supplier email say about passwords and the prize?")
+    for call in bot.fake.ok_calls("chat.postMessage") + bot.fake.ok_calls("chat.update"):
+        body = call.body
+        raw = str(body.get("text", "")) + str(body.get("blocks", ""))
+        assert "<!channel>" not in raw and "<@U0ADMIN>" not in raw
+        assert not re.search(r"<http://example\.invalid", raw)
+        for block in body.get("blocks") or []:
+            if isinstance(block.get("text"), dict) and block["text"]["type"] == "mrkdwn":
+                assert block["text"]["verbatim"] is True
+    final = "\n".join(block_text(m) for m in bot.fake.messages(PUBLIC))
+    assert "&lt;@U0ADMIN&gt;" in final  # the document's mention is shown as text

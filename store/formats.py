@@ -44,6 +44,8 @@ def read_html(markup: str) -> tuple[str | None, str]:
     soup = BeautifulSoup(markup, "html.parser")
     title_tag = soup.find("title")
     title = title_tag.get_text(" ", strip=True) if title_tag else None
+    if title_tag:
+        title_tag.decompose()  # without <head>, the title would read as body text
     for tag in soup.find_all(_SKIP):
         tag.decompose()
     root = soup.body or soup

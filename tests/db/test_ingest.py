@@ -275,3 +275,45 @@ def test_bad_inputs_each_get_one_error_naming_the_item_and_the_rest_proceeds(
     with pool.connection() as conn:
         keys = {r[0] for r in conn.execute("SELECT doc_key FROM documents")}
     assert keys == {"ok1", "ok2", str((root / "good.md").resolve())}
+
+
+def test_file_that_turns_bad_is_reported_and_keeps_its_last_good_version_under_prune(
+        pool: ConnectionPool, embedder: Embedder, docs_dir: Path) -> None:
+    ingest_paths(pool, "t", [docs_dir], embedder=embedder)
+    (docs_dir / "sub" / "vacation.txt").write_bytes(b"\xff\xfe broken \x00 bytes")
+    report = ingest_paths(pool, "t", [docs_dir], embedder=embedder, prune=True)
+    assert (report.failed, report.pruned, report.unchanged) == (1, 0, 1)
+    assert "vacation.txt: binary content" in report.errors[0]
+    assert _keyword_hits(pool, "vacation") == [str((docs_dir / "sub" / "vacation.txt").resolve())]
+
+
+def test_progress_reports_every_document_against_the_planned_total(
+        pool: ConnectionPool, embedder: Embedder, docs_dir: Path, tmp_path: Path) -> None:
+    corpus = _corpus(tmp_path / "c.jsonl", [{"id": str(i), "text": f"text {i}"}
+                                            for i in range(3)] + ["not json"])
+    calls: list[tuple[int, int]] = []
+    report = ingest_paths(pool, "t", [docs_dir, corpus], embedder=embedder,
+                          on_progress=lambda done, total: calls.append((done, total)))
+    assert (report.new, report.failed) == (5, 1)
+    assert calls == [(i, 6) for i in range(1, 7)]
+
+
+def test_html_and_docx_structure_reaches_chunk_heading_paths(
+        pool: ConnectionPool, embedder: Embedder, tmp_path: Path) -> None:
+    import docx
+
+    root = tmp_path / "mixed"
+    _write(root / "page.html", "<title>VPN</title><h1>VPN</h1><h2>Setup</h2>"
+           "<p>Install the client.</p>")
+    document = docx.Document()
+    document.add_heading("Travel", level=1)
+    document.add_heading("Booking", level=2)
+    document.add_paragraph("Book flights through the portal.")
+    document.save(str(root / "travel.docx"))
+    report = ingest_paths(pool, "t", [root], embedder=embedder)
+    assert (report.new, report.failed) == (2, 0)
+    with pool.connection() as conn:
+        rows = conn.execute("SELECT d.title, c.heading_path, c.text FROM chunks c "
+                            "JOIN documents d ON d.id = c.document_id ORDER BY 1").fetchall()
+    assert rows == [("Travel", ["Travel", "Booking"], "Book flights through the portal."),
+                    ("VPN", ["VPN", "Setup"], "Install the client.")]

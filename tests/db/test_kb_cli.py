@@ -42,7 +42,8 @@ def test_ingest_prints_summary_and_kb_status_reports_it(
     assert main(["kb", "status", "handbook", "--json"]) == 0
     status = json.loads(capsys.readouterr().out)
     assert (status["documents"], status["chunks"], status["generation"]) == (2, 2, 1)
-    assert status["embed_model"] == "all-MiniLM-L6-v2" and status["last_ingest_at"]
+    assert status["embed_model"] == "all-MiniLM-L6-v2"
+    assert status["last_ingest_at"]
     assert status["sources"] == [{"path": str(docs.resolve()), "doc_type": "policy",
                                   "acl": None}]
 

@@ -12,6 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from agent.context import FacetsCache
+
 if TYPE_CHECKING:
     from psycopg_pool import ConnectionPool
 
@@ -119,6 +121,7 @@ class AgentDeps:
     checkpointer: Any  # langgraph BaseCheckpointSaver
     reranker: Any | None = None
     config: AgentConfig = field(default_factory=AgentConfig)
+    facets_cache: FacetsCache = field(default_factory=FacetsCache)
 
 
 OnStage = Callable[[StageEvent], None]
@@ -129,7 +132,6 @@ class Agent:
 
     def __init__(self, deps: AgentDeps) -> None:
         from agent.graph import build_graph
-
         from agent.memory import checkpoint_saver
 
         self.deps = deps

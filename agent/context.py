@@ -6,6 +6,8 @@ built by ``agent.runner`` for each turn.
 
 from __future__ import annotations
 
+import threading
+import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +22,33 @@ if TYPE_CHECKING:
     from store.embedding import Embedder
 
 
+class FacetsCache:
+    """KB facets per (kb, principals), re-read after ``ttl_s``: one turn needs them for
+    routing and planning, and they change only when documents are ingested."""
+
+    def __init__(self, ttl_s: float = 30.0) -> None:
+        self.ttl_s = ttl_s
+        self._lock = threading.Lock()
+        self._entries: dict[tuple[str, tuple[str, ...]], tuple[float, Facets]] = {}
+
+    def get(self, pool: ConnectionPool, kb: str, principals: tuple[str, ...]) -> Facets:
+        key = (kb, tuple(sorted(principals)))
+        now = time.monotonic()
+        with self._lock:
+            hit = self._entries.get(key)
+        if hit is not None and now - hit[0] < self.ttl_s:
+            return hit[1]
+        from store.search import kb_facets
+
+        raw = kb_facets(pool, kb, principals)
+        facets = Facets(doc_types=list(raw.get("doc_types", [])),
+                        titles=list(raw.get("titles", [])),
+                        sources=list(raw.get("sources", [])))
+        with self._lock:
+            self._entries[key] = (now, facets)
+        return facets
+
+
 @dataclass
 class RunContext:
     pool: ConnectionPool
@@ -30,15 +59,8 @@ class RunContext:
     principals: tuple[str, ...]
     trace: TraceRecorder
     reranker: Any | None = None
-    _facets: Facets | None = field(default=None, repr=False)
+    facets_cache: FacetsCache = field(default_factory=FacetsCache, repr=False)
 
     def facets(self) -> Facets:
-        """What the KB holds for these principals; read once per turn."""
-        if self._facets is None:
-            from store.search import kb_facets
-
-            raw = kb_facets(self.pool, self.kb, self.principals)
-            self._facets = Facets(doc_types=list(raw.get("doc_types", [])),
-                                  titles=list(raw.get("titles", [])),
-                                  sources=list(raw.get("sources", [])))
-        return self._facets
+        """What the KB holds for these principals."""
+        return self.facets_cache.get(self.pool, self.kb, self.principals)

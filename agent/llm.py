@@ -260,10 +260,16 @@ def _merge_votes(votes: list[EvaluateVote], inp: EvaluateInput) -> Evaluation:
 
 
 def build_engine(settings: EngineSettings, *, chat: BaseChatModel | None = None) -> Engine:
-    """``OfflineEngine`` unless ``settings.engine == "llm"``; then an ``LLMEngine`` on
-    ``llm_base_url``/``llm_model`` (``chat`` overrides the model client, e.g. in tests)."""
+    """``OfflineEngine`` unless ``settings.engine == "llm"``, then ``build_llm_engine``."""
     if settings.engine != "llm":
         return OfflineEngine()
+    return build_llm_engine(settings, chat=chat)
+
+
+def build_llm_engine(settings: EngineSettings, *, fallback: Engine | None = None,
+                     chat: BaseChatModel | None = None) -> LLMEngine:
+    """An ``LLMEngine`` on ``llm_base_url``/``llm_model``, falling back to ``fallback``
+    (default ``OfflineEngine``); ``chat`` overrides the model client."""
     if chat is None:
         missing = [env for env, value in (("RAGBOT_LLM_BASE_URL", settings.llm_base_url),
                                           ("RAGBOT_LLM_MODEL", settings.llm_model))
@@ -278,4 +284,4 @@ def build_engine(settings: EngineSettings, *, chat: BaseChatModel | None = None)
             # Local servers (Ollama, vLLM) accept any key; the client insists on one.
             api_key=SecretStr(settings.llm_api_key or "not-needed"),
             timeout=settings.llm_timeout_s, max_retries=0, temperature=0)
-    return LLMEngine(chat, fallback=OfflineEngine())
+    return LLMEngine(chat, fallback=fallback or OfflineEngine())

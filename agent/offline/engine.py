@@ -19,8 +19,8 @@ from agent.state import (
     PlanInput,
     RouteDecision,
     RouteInput,
-    UnderstandInput,
     Understanding,
+    UnderstandInput,
     Verdict,
     VerifyInput,
 )

@@ -11,7 +11,8 @@ import math
 import re
 
 from agent import messages
-from agent.offline.route import is_chitchat
+from agent.offline.compare import comparison_lead
+from agent.offline.route import is_chitchat, is_comparison
 from agent.offline.text import content_terms, coverage, norm, split_sentences, term_set
 from agent.state import Draft, GenerateInput, Passage, Sentence
 
@@ -26,6 +27,19 @@ _INJECTION = re.compile(
     r"respond (only )?with|reply (only )?with|忽略(之前|以上|上面|前面|所有)|无视(之前|以上|所有)|"
     r"系统提示|你现在是|扮演|新的指令|只回答|请回复|必须回答)", re.I)
 _THANKS = re.compile(r"(thank|thx|cheers|谢|感谢)", re.I)
+
+
+def evidence_coverage(terms: list[str], passages: list[Passage], *, several: bool) -> float:
+    """Share of the question's terms the best passage holds (or the best two together, when
+    the question spans several documents)."""
+    sets = [term_set(p["title"] + " " + p["text"]) for p in passages]
+    best = max((coverage(terms, s) for s in sets), default=0.0)
+    if several:
+        top = sets[:8]
+        for i, a in enumerate(top):
+            for b in top[i + 1:]:
+                best = max(best, coverage(terms, a | b))
+    return best
 
 
 def looks_like_instruction(sentence: str) -> bool:
@@ -59,8 +73,8 @@ def generate(inp: GenerateInput) -> Draft:
     terms = content_terms(u["query"])
     if not passages or not terms:
         return refusal(lang)
-    passage_cov = [coverage(terms, term_set(p["title"] + " " + p["text"])) for p in passages]
-    if max(passage_cov) < REFUSE_BELOW:
+    if evidence_coverage(terms, passages, several=inp["route"] == "multi_retrieval") \
+            < REFUSE_BELOW:
         return refusal(lang)
     rejected = {norm(s) for s in inp["rejected"]}
     idf = _idf(terms, passages)
@@ -86,6 +100,9 @@ def generate(inp: GenerateInput) -> Draft:
     else:
         chosen = _facts(candidates, terms, inp["queries"], passages)
     sentences: list[Sentence] = []
+    lead = comparison_lead(inp["question"], passages) if is_comparison(inp["question"]) else None
+    if lead is not None:
+        sentences.append(lead)
     length = 0
     for _, n, s, _ in chosen:
         if sentences and length + len(s) > MAX_CHARS:

@@ -43,9 +43,23 @@ def _sub(i: int, query: str, depends_on: list[str], filters: FilterSpec) -> SubQ
     return SubQuestion(id=f"q{i}", query=query.strip(), depends_on=depends_on, filters=filters)
 
 
+_NAMED_PAIR = re.compile(
+    r"((?:\"[^\"]{2,60}\")|(?:[A-Z][\w'.&-]*(?:\s+(?:of|the|and|de|for|in|on|la|von|van|&)?"
+    r"\s*[A-Z0-9][\w'.&-]*)*))\s*,?\s+(?:and|or|vs\.?|versus)\s+"
+    r"((?:\"[^\"]{2,60}\")|(?:[A-Z][\w'.&-]*(?:\s+(?:of|the|and|de|for|in|on|la|von|van|&)?"
+    r"\s*[A-Z0-9][\w'.&-]*)*))")
+_QUESTION_WORD = re.compile(r"^(Are|Is|Was|Were|Do|Does|Did|Who|Which|What|When|Where|How|"
+                            r"Between|Compare|Both)\b\s*", re.I)
+
+
 def comparison_parts(question: str) -> list[str]:
     """The two things compared, or [] when they cannot be told apart."""
     match = _ZH_PAIR.search(question) if re.search(r"[\u4e00-\u9fff]", question) else None
+    if match is None:
+        # Named things first: "Are Christopher Nolan and Sathish Kalathil both …".
+        named = _NAMED_PAIR.search(_QUESTION_WORD.sub("", question.strip()))
+        if named is not None:
+            return [g.strip('"') for g in named.groups()]
     if match is None:
         match = _EN_PAIR.search(_EN_LEAD.sub("", question.strip()))
     if match is None:

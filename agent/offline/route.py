@@ -16,14 +16,16 @@ _GREETING = re.compile(
 _THANKS = re.compile(r"(thank|thx|cheers|谢|感谢)", re.I)
 _COMPARE = re.compile(r"(对比|比较|区别|差异|不同之处|有何不同|有什么不同|相比|"
                       r"\bcompare\b|\bcomparison\b|\bvs\.?\b|\bversus\b|difference between|"
-                      r"differ from|\bbetter than\b)", re.I)
+                      r"differ from|\bbetter than\b|哪个更|谁更|^(are|is|were|was|do|did|does)\b"
+                      r"[^?]*\b(both|same)\b|^(who|which|what)\b[^?]*,[^?]*\bor\b|"
+                      r"^between\b)", re.I)
 # Nouns so broad that, alone, they do not say what to look for.
-_VAGUE = frozenset("""
-    报告 文档 资料 制度 规定 政策 流程 手册 预案 数据 系统 问题 东西 信息 内容 事情 文件 说明
-    report reports document documents doc docs policy policies process procedure manual
-    runbook data system systems issue issues problem problems stuff info file files thing
-    things
-""".split())
+_VAGUE = frozenset([
+    "报告", "文档", "资料", "制度", "规定", "政策", "流程", "手册", "预案", "数据", "系统", "问题",
+    "东西", "信息", "内容", "事情", "文件", "说明", "report", "reports", "document", "documents", "doc", "docs", "policy",
+    "policies", "process", "procedure", "manual", "runbook", "data", "system", "systems", "issue",
+    "issues", "problem", "problems", "stuff", "info", "file", "files", "thing", "things",
+])
 
 
 def is_chitchat(question: str) -> bool:

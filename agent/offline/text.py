@@ -5,24 +5,27 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from agent.state import Language
 import rjieba
 
+from agent.state import Language
 from store.tokenize import STOPWORDS, is_chinese, tokens
 
 # Question words and fillers that say nothing about the topic (beyond store STOPWORDS).
-GENERIC = frozenset(
-    """
-    about any anything also are tell me please know does did do doing get got give go going
-    just like more much need okay ok other some something thing things way want wanted show
-    explain describe information info find question questions answer answers help us can
-    could should would may might must there here very really only one ones lot lots many
-    often usually still not no yes yeah well thanks thank hi hello hey sure right kind
-    being been be am is was were has have had say said use used using make made
-    怎么办 怎么样 告诉 一下 可以 能 能否 是否 应该 需要 知道 关于 问题 情况 方面 东西 相关 哪里
-    还 还是 呢 吗 多少 几 是不是 有没有 一些 如果 那么 所以 但是 因为 然后 时候 时 后 前
-    """.split()
-)
+GENERIC = frozenset([
+    "about", "any", "anything", "also", "are", "tell", "me", "please", "know", "does", "did",
+    "do", "doing", "get", "got", "give", "go", "going", "just", "like", "more", "much", "need",
+    "okay", "ok", "other", "some", "something", "thing", "things", "way", "want", "wanted",
+    "show", "explain", "describe", "information", "info", "find", "question", "questions",
+    "answer", "answers", "help", "us", "can", "could", "should", "would", "may", "might", "must",
+    "there", "here", "very", "really", "only", "one", "ones", "lot", "lots", "many", "often",
+    "usually", "still", "not", "no", "yes", "yeah", "well", "thanks", "thank", "hi", "hello",
+    "hey", "sure", "right", "kind", "being", "been", "be", "am", "is", "was", "were", "has",
+    "have", "had", "say", "said", "use", "used", "using", "make", "made",
+    "怎么办", "怎么样", "告诉", "一下", "可以", "能", "能否", "是否", "应该", "需要", "知道", "关于",
+    "问题", "情况", "方面", "东西", "相关", "哪里", "还", "还是", "呢", "吗", "多少", "几", "是不是",
+    "有没有", "一些", "如果", "那么", "所以", "但是", "因为", "然后", "时候", "时",
+    "后", "前",
+])
 
 _SENT_END = re.compile(r"(?<=[。！？!?；;])|(?<=[.])\s+(?=[A-Z0-9\"'(\[])|\n+")
 _CITE = re.compile(r"\s*\[(\d+)\]")
@@ -78,8 +81,8 @@ def split_sentences(text: str) -> list[str]:
     out: list[str] = []
     # Markdown emphasis is layout, not content; it would also leak "**" into answers.
     text = text.replace("**", "").replace("__", "")
-    for piece in _SENT_END.split(text):
-        piece = piece.strip(" \t-*#>|")
+    for raw in _SENT_END.split(text):
+        piece = raw.strip(" \t-*#>|")
         if piece and len(norm(piece)) >= 4:
             out.append(piece)
     return out

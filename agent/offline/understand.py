@@ -6,7 +6,7 @@ import re
 
 from agent.offline.route import is_chitchat
 from agent.offline.text import content_terms, language_of, norm
-from agent.state import Turn, UnderstandInput, Understanding
+from agent.state import Turn, Understanding, UnderstandInput
 
 # Words that point back at something said earlier.
 _REFER_EN = re.compile(

@@ -51,7 +51,8 @@ def test_chinese_follow_up_borrows_the_earlier_topic() -> None:
     u = understand("如果用了持久化还不行呢",
                    [turn("Redis内存满了怎么办", first["entities"], "Redis内存满了怎么办")])
     assert u["is_followup"]
-    assert "redis" in u["query"].lower() and "持久化" in u["query"]
+    assert "redis" in u["query"].lower()
+    assert "持久化" in u["query"]
     assert u["language"] == "zh"
 
 
@@ -102,7 +103,8 @@ def test_clarify_options_come_from_the_kb_and_are_at_most_three() -> None:
                     sources=[])
     decision = E.route({"question": "report", "understanding": understand("report"),
                         "facets": facets})
-    assert decision["route"] == "clarify" and decision["clarification"] is not None
+    assert decision["route"] == "clarify"
+    assert decision["clarification"] is not None
     options = decision["clarification"]["options"]
     assert 1 <= len(options) <= 3
     assert set(options) <= set(facets["titles"]) | set(facets["doc_types"])
@@ -114,7 +116,8 @@ def test_comparison_plan_searches_each_side_independently() -> None:
     plan = E.plan({"question": q, "understanding": understand(q), "route": "multi_retrieval",
                    "facets": NO_FACETS})
     subs = plan["sub_questions"]
-    assert len(subs) == 3 and all(not s["depends_on"] for s in subs)
+    assert len(subs) == 3
+    assert all(not s["depends_on"] for s in subs)
     assert any("年假" in s["query"] and "病假" not in s["query"] for s in subs)
     assert any("病假" in s["query"] and "年假" not in s["query"] for s in subs)
 
@@ -170,7 +173,8 @@ def _evaluate(query: str, passages: list[Passage], round_: int, subs: int = 1): 
 def test_evaluate_is_satisfied_when_one_passage_covers_the_question() -> None:
     ev = _evaluate("What is the VPN server address?",
                    [passage(1, "The VPN server address is vpn.example.")], 1)
-    assert ev["sufficient"] and ev["next_queries"] == []
+    assert ev["sufficient"]
+    assert ev["next_queries"] == []
 
 
 def test_evaluate_follows_a_bridge_entity_when_terms_are_missing() -> None:
@@ -213,7 +217,8 @@ def test_generate_quotes_the_supporting_sentence_not_the_whole_chunk() -> None:
 def test_generate_refuses_without_citations_when_evidence_is_missing() -> None:
     draft = _generate("火星基地的氧气配额是多少？",
                       [passage(1, "Redis 内存满了时写入失败。"), passage(2, "年假每年十天。")])
-    assert draft["refused"] and draft["sentences"] == []
+    assert draft["refused"]
+    assert draft["sentences"] == []
     assert draft["text"] == messages.REFUSAL["zh"]
 
 

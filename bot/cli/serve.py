@@ -55,7 +55,8 @@ def handle(args: argparse.Namespace, ctx: AppContext) -> int:
         settings = settings.model_copy(update={"slack_app_token": None})
     agent = build_cli_agent(ctx)
     deps = create_deps(settings, pool=ctx.pool, agent=agent, kb=args.kb,
-                       embedder=ctx.embedder, work_workers=args.workers, jobs=JobQueue(ctx.pool), ctx=ctx)
+                       embedder=ctx.embedder, work_workers=args.workers,
+                       jobs=JobQueue(ctx.pool), ctx=ctx)
     service = SlackService(deps)
     # reindex jobs run in this process too; more workers can join on the same database
     worker = start_job_worker(ctx.database_url, ctx.pool, ctx.embedder, deps.client)

@@ -31,9 +31,12 @@ Block = dict[str, Any]
 
 
 class CitationLike(Protocol):
-    n: int
-    title: str
-    source: str
+    @property
+    def n(self) -> int: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def source(self) -> str: ...
 
 
 @dataclass(frozen=True)

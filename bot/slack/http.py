@@ -53,7 +53,7 @@ class SlackHTTPServer:
                 self.end_headers()
                 self.wfile.write(body)
 
-            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+            def log_message(self, format: str, *args: Any) -> None:
                 return  # Bolt and the listeners log what matters
 
         self._server = ThreadingHTTPServer((host, port), Handler)

@@ -17,7 +17,8 @@ ASSISTANT_STATUS = {"zh": "正在查找资料…", "en": "is looking through the
 HELP = {
     "zh": (
         "我是知识库助手，根据公司文档回答问题并给出引用。\n"
-        "• 在频道里 @我 提问，我会在该消息的话题里回答；之后在话题里直接回复即可追问，无需再 @我。\n"
+        "• 在频道里 @我 提问，我会在该消息的话题里回答；"
+        "之后在话题里直接回复即可追问，无需再 @我。\n"
         "• 也可以私聊我提问。\n"
         "• 对回答点 :+1: 或 :-1: 帮我改进。\n"
         "• `/ragbot help` 查看命令。"
@@ -45,7 +46,8 @@ RESTARTED = {
 }
 
 RESTRICTED = {
-    "zh": "有资料可能回答这个问题，但它们受权限限制，不能在这个对话中使用（公开或对外共享的频道只使用"
+    "zh": "有资料可能回答这个问题，但它们受权限限制，不能在这个对话中使用"
+          "（公开或对外共享的频道只使用"
           "公开资料）。请在私聊中问我，或在有权限的私有频道中提问。",
     "en": "Documents that could answer this are restricted and can't be used in this "
           "conversation (public and externally shared channels only use public documents). "

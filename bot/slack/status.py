@@ -12,12 +12,15 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING
 
 import structlog
 from slack_sdk.errors import SlackApiError
 
 from bot.slack.blocks import Message, status_message
+
+if TYPE_CHECKING:
+    from slack_sdk import WebClient
 
 log = structlog.get_logger("ragbot.slack.status")
 
@@ -53,19 +56,12 @@ class ThreadPacer:
             return max(0.0, self._next.get(key, 0.0) - self._clock())
 
 
-class ChatClient(Protocol):
-    def chat_postMessage(self, **kwargs: Any) -> Any: ...  # noqa: N802 (slack_sdk's name)
-    def chat_update(self, **kwargs: Any) -> Any: ...
-
-
-# Document-derived text is escaped, and these make sure Slack adds no previews or pings.
-POST_FLAGS = {"unfurl_links": False, "unfurl_media": False, "link_names": False}
 
 
 class LiveStatus:
     """One turn's status message in ``channel``/``thread_ts``."""
 
-    def __init__(self, client: ChatClient, pacer: ThreadPacer, *, channel: str,
+    def __init__(self, client: WebClient, pacer: ThreadPacer, *, channel: str,
                  thread_ts: str, key: str, ts: str | None = None) -> None:
         self._client = client
         self._pacer = pacer
@@ -88,9 +84,7 @@ class LiveStatus:
         with self._io:
             self._stop.wait(self._pacer.reserve(self._key))
             msg = status_message(line)
-            resp = self._client.chat_postMessage(channel=self.channel, thread_ts=self.thread_ts,
-                                                 text=msg.text, blocks=msg.blocks, **POST_FLAGS)
-            self.ts = str(resp["ts"])
+            self.ts = self._post(msg)
         return self.ts
 
     def stage(self, line: str) -> None:
@@ -144,8 +138,13 @@ class LiveStatus:
                     except SlackApiError as exc:  # status deleted by someone: post anew
                         log.warning("status_finish_update_failed",
                                     error=exc.response.get("error"))
-                resp = self._client.chat_postMessage(channel=self.channel,
-                                                     thread_ts=self.thread_ts, text=msg.text,
-                                                     blocks=msg.blocks, **POST_FLAGS)
-                out.append(str(resp["ts"]))
+                out.append(self._post(msg))
         return out
+
+    def _post(self, msg: Message) -> str:
+        # Document-derived text is escaped already; these make sure Slack adds no link
+        # previews and links no names.
+        resp = self._client.chat_postMessage(
+            channel=self.channel, thread_ts=self.thread_ts, text=msg.text, blocks=msg.blocks,
+            unfurl_links=False, unfurl_media=False, link_names=False)
+        return str(resp["ts"])

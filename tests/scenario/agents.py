@@ -11,7 +11,7 @@ import time
 from typing import Any
 
 
-class ProcessDied(BaseException):  # noqa: N818 (it models an event, not an error)
+class ProcessDied(BaseException):
     """Raised inside a turn to model the process dying: nothing after it runs."""
 
 
@@ -37,7 +37,7 @@ class BlockingAgent:
 class ExplodingAgent:
     """Fails every turn with an exception whose text must never reach the user."""
 
-    SECRET = "db password hunter2 at /srv/internal"
+    SECRET = "db password hunter2 at /srv/internal"  # noqa: S105 (must never be shown)
 
     def ask(self, q: Any, on_stage: Any = None) -> Any:
         raise RuntimeError(self.SECRET)

@@ -22,7 +22,7 @@ from psycopg_pool import ConnectionPool
 from tests.scenario.fake_slack import FakeSlack
 from tests.scenario.signed import SlackSender
 
-SECRET = "scenario-signing-secret"
+SECRET = "scenario-signing-secret"  # noqa: S105 (a test secret)
 KB = "samples"
 SAMPLES = Path(__file__).resolve().parents[2] / "samples" / "kb"
 # The sample documents the scenarios need (all 26 take a minute to embed on a small box).
@@ -180,9 +180,11 @@ class _Factory:
         from bot.slack.service import SlackService
         from bot.slack.status import ThreadPacer
 
-        settings = Settings(RAGBOT_HOME=str(self.tmp), SLACK_BOT_TOKEN="xoxb-scenario",
-                            SLACK_SIGNING_SECRET=SECRET, SLACK_API_URL=self.fake.url,
-                            SLACK_APP_TOKEN=None, RAGBOT_KB=KB)
+        settings = Settings(
+            RAGBOT_HOME=str(self.tmp),
+            SLACK_BOT_TOKEN="xoxb-scenario",  # noqa: S106 (a test token)
+            SLACK_SIGNING_SECRET=SECRET, SLACK_API_URL=self.fake.url,
+            SLACK_APP_TOKEN=None, RAGBOT_KB=KB)
         own_agent = agent is None
         agent = agent or build_agent(self.pool, self.embedder)
         overrides.setdefault("heartbeat_s", 0.2)

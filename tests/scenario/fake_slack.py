@@ -124,7 +124,7 @@ class FakeSlack:
             def do_GET(self) -> None:
                 fake._handle(self)
 
-            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+            def log_message(self, format: str, *args: Any) -> None:
                 return  # keep test output clean
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)

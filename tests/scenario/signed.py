@@ -45,7 +45,7 @@ class SlackSender:
     def post(self, body: bytes, content_type: str, *, timestamp: int | None = None,
              signature: str | None = None, headers: dict[str, str] | None = None) -> Delivery:
         ts = str(int(time.time()) if timestamp is None else timestamp)
-        req = urllib.request.Request(self.url, data=body, method="POST")
+        req = urllib.request.Request(self.url, data=body, method="POST")  # noqa: S310
         req.add_header("Content-Type", content_type)
         req.add_header("X-Slack-Request-Timestamp", ts)
         req.add_header("X-Slack-Signature", signature or sign(self.secret, ts, body))
@@ -53,7 +53,7 @@ class SlackSender:
             req.add_header(key, value)
         start = time.perf_counter()
         try:
-            with urllib.request.urlopen(req, timeout=10) as resp:
+            with urllib.request.urlopen(req, timeout=10) as resp:  # noqa: S310 (http only)
                 return Delivery(resp.status, resp.read().decode(), time.perf_counter() - start)
         except urllib.error.HTTPError as exc:
             return Delivery(exc.code, exc.read().decode(), time.perf_counter() - start)

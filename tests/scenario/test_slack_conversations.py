@@ -3,6 +3,7 @@ an answered thread without a new mention, and the live status message."""
 
 from __future__ import annotations
 
+import itertools
 import time
 
 import pytest
@@ -95,7 +96,7 @@ def test_status_message_comes_first_and_updates_at_most_once_a_second(make_bot) 
     assert first.method == "chat.postMessage"
     assert first.at - sent_at < 1.0  # the status message appears within a second
     assert len(writes) >= 3  # status, at least one stage update, the answer
-    gaps = [b.at - a.at for a, b in zip(writes, writes[1:], strict=False)]
+    gaps = [b.at - a.at for a, b in itertools.pairwise(writes)]
     assert min(gaps) >= 1.0, gaps
     assert delivered.elapsed_s < 1.0
     assert "Drift" in block_text(bot.fake.message(PUBLIC, turn.status_ts) or {})

@@ -180,7 +180,7 @@ def _crash_midway(make_bot) -> tuple[Bot, BlockingAgent, dict]:  # type: ignore[
 
 
 def test_turn_cut_by_a_crash_is_answered_after_restart(make_bot) -> None:  # type: ignore[no-untyped-def]
-    dying, agent, event = _crash_midway(make_bot)
+    _, agent, event = _crash_midway(make_bot)
     try:
         restarted = make_bot()  # a new process on the same database
         turn = restarted.wait_done(PUBLIC, event["ts"], timeout=60)
@@ -194,7 +194,7 @@ def test_turn_cut_by_a_crash_is_answered_after_restart(make_bot) -> None:  # typ
 
 
 def test_turn_that_cannot_be_resumed_is_reported_with_its_trace_id(make_bot) -> None:  # type: ignore[no-untyped-def]
-    dying, agent, event = _crash_midway(make_bot)
+    _, agent, event = _crash_midway(make_bot)
     try:
         restarted = make_bot(max_attempts=1)  # already tried once: report, do not re-run
         turn = restarted.wait_done(PUBLIC, event["ts"], timeout=60)

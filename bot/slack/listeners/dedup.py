@@ -19,13 +19,13 @@ log = structlog.get_logger("ragbot.slack.dedup")
 
 def register(app: App, deps: SlackDeps) -> None:
     def dedup_events(req: BoltRequest, body: dict[str, Any],
-                     next: Callable[[], None]) -> BoltResponse | None:  # noqa: A002
+                     next: Callable[[], None]) -> BoltResponse | None:
         event_id = body.get("event_id") if body.get("type") == "event_callback" else None
         if event_id:
             with deps.pool.connection() as conn:
                 first = slack_state.record_event(conn, str(event_id))
             if not first:
-                retry = (req.headers.get("x-slack-retry-num") or [None])[0]
+                retry = (req.headers.get("x-slack-retry-num") or [""])[0] or None
                 log.info("event_duplicate", event_id=event_id, retry_num=retry)
                 return BoltResponse(status=200, body="")
         next()

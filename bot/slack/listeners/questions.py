@@ -41,7 +41,7 @@ def register(app: App, deps: SlackDeps) -> None:
     runner = TurnRunner(deps)
 
     def claim(body: dict[str, Any], event: dict[str, Any], context: BoltContext,
-              next: Callable[[], None]) -> BoltResponse | None:  # noqa: A002
+              next: Callable[[], None]) -> BoltResponse | None:
         reason = translate.ignore_reason(event, context.bot_user_id, context.bot_id)
         if reason is not None:
             log.debug("event_ignored", reason=reason, type=event.get("type"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import threading
 import time
 from typing import Any
@@ -37,7 +38,7 @@ class RecordingClient:
         self.calls: list[tuple[str, float, dict[str, Any]]] = []
         self.lock = threading.Lock()
 
-    def chat_postMessage(self, **kw: Any) -> dict[str, Any]:  # noqa: N802 (slack_sdk's name)
+    def chat_postMessage(self, **kw: Any) -> dict[str, Any]:
         with self.lock:
             self.calls.append(("post", time.monotonic(), kw))
             return {"ts": f"{len(self.calls)}.0"}
@@ -63,7 +64,7 @@ def test_fast_stages_are_coalesced_and_writes_stay_a_slot_apart() -> None:
     stage_updates = [c[2]["text"] for c in client.calls if c[0] == "update"][:-1]
     assert stage_updates and stage_updates[-1] == "stage 19"  # the newest stage is shown
     times = [c[1] for c in client.calls]
-    assert all(b - a >= 0.19 for a, b in zip(times, times[1:], strict=False))
+    assert all(b - a >= 0.19 for a, b in itertools.pairwise(times))
     assert client.calls[-1][2]["thread_ts"] == "1.0"
     assert client.calls[-1][2]["unfurl_links"] is False
 

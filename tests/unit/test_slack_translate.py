@@ -9,7 +9,8 @@ from bot.slack import translate
 
 def test_plain_text_removes_bot_mention_and_decodes_markup() -> None:
     text = "<@UBOT> ask <@U2> in <#C1|ops> about <https://x.io|docs> &amp; <!here> &lt;tag&gt;"
-    assert translate.plain_text(text, "UBOT") == "ask @U2 in #ops about docs (https://x.io) & @here <tag>"
+    assert translate.plain_text(text, "UBOT") == (
+        "ask @U2 in #ops about docs (https://x.io) & @here <tag>")
 
 
 @pytest.mark.parametrize(("event", "reason"), [

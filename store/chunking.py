@@ -264,5 +264,8 @@ def chunk_text(text: str, fmt: str = "markdown", *, max_tokens: int = MAX_TOKENS
 
 def embedding_input(title: str, heading_path: tuple[str, ...] | list[str], text: str) -> str:
     """What is embedded and keyword-indexed for a chunk: title, heading path, then text."""
-    head = " > ".join(h for h in heading_path if h)
+    path = list(heading_path)
+    if path and path[0].strip() == title.strip():  # a document's H1 is usually its title
+        path = path[1:]
+    head = " > ".join(h for h in path if h)
     return "\n".join(part for part in (title, head, text) if part)

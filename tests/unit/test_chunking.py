@@ -127,3 +127,5 @@ def test_embedding_input_is_title_heading_path_then_text() -> None:
     assert embedding_input("Runbook", ("Redis", "Memory"), "Check maxmemory.") == (
         "Runbook\nRedis > Memory\nCheck maxmemory.")
     assert embedding_input("T", (), "body") == "T\nbody"
+    # The H1 that repeats the title is not repeated in the input.
+    assert embedding_input("Runbook", ("Runbook", "Redis"), "x") == "Runbook\nRedis\nx"

@@ -24,6 +24,7 @@ from pydantic import BaseModel, SecretStr, ValidationError
 
 from agent import llm_prompts as prompts
 from agent.engine import Engine, OfflineEngine
+from agent.llm_breaker import CircuitBreaker, CircuitOpenError
 from agent.llm_schemas import (
     BridgeReply,
     EvaluateVote,
@@ -94,7 +95,7 @@ def _reason(exc: Exception) -> str:
         return "connection_error"
     if isinstance(exc, ValidationError):
         return "invalid_reply"
-    if isinstance(exc, ReplyError):
+    if isinstance(exc, ReplyError | CircuitOpenError):
         return str(exc)
     return type(exc).__name__
 
@@ -111,11 +112,14 @@ class LLMEngine:
     name = "llm"
 
     def __init__(self, chat: BaseChatModel, *, fallback: Engine | None = None,
-                 json_mode: bool = True) -> None:
+                 json_mode: bool = True, breaker: CircuitBreaker | None = None) -> None:
         # json_mode asks the server for a JSON object (OpenAI, DeepSeek, Qwen, vLLM and Ollama
         # accept response_format); the reply is validated either way.
+        self._raw_chat = chat
+        self._json_mode = json_mode
         self._chat: Any = chat.bind(response_format={"type": "json_object"}) if json_mode else chat
         self._fallback = fallback or OfflineEngine()
+        self._breaker = breaker or CircuitBreaker()
 
     # ------------------------------------------------------------ plumbing
 
@@ -126,8 +130,9 @@ class LLMEngine:
         user = json.dumps(payload, ensure_ascii=False)
         last: Exception | None = None
         for attempt in range(1, ATTEMPTS + 1):
+            self._breaker.check()  # an endpoint known to be down is not retried either
             try:
-                message = self._chat.invoke([SystemMessage(system), HumanMessage(user)])
+                message = self._call(system, user)
                 return convert(reply_type.model_validate(parse_object(message.content)))
             except Exception as exc:  # any model failure must not break the turn
                 last = exc
@@ -135,6 +140,20 @@ class LLMEngine:
                     log.warning("llm_retry", step=step, reason=_reason(exc), attempt=attempt)
         assert last is not None
         raise last
+
+    def _call(self, system: str, user: str) -> Any:
+        try:
+            message = self._chat.invoke([SystemMessage(system), HumanMessage(user)])
+        except Exception as exc:
+            self._breaker.record(exc)
+            if isinstance(exc, openai.BadRequestError) and self._json_mode:
+                # Some servers reject response_format; the prompts ask for JSON anyway.
+                self._json_mode = False
+                self._chat = self._raw_chat
+                structlog.get_logger(__name__).warning("llm_json_mode_off", reason="http_400")
+            raise
+        self._breaker.record(None)
+        return message
 
     def _with_fallback(self, step: str, run: Callable[[], T], fallback: Callable[[], T]) -> T:
         try:

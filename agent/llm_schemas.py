@@ -32,6 +32,8 @@ from agent.state import (
 MAX_SUB_QUESTIONS = 4
 MAX_OPTIONS = 3
 _FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.I)
+# Reasoning models (Qwen3, DeepSeek-R1 served raw) think aloud before the JSON.
+_THINK = re.compile(r"<think>.*?</think>", re.S)
 
 
 class ReplyError(ValueError):
@@ -42,7 +44,7 @@ def parse_object(content: object) -> dict[str, Any]:
     """The JSON object in a reply's content (tolerating fences and surrounding prose)."""
     if not isinstance(content, str):
         raise ReplyError("reply content is not text")
-    text = _FENCE.sub("", content.strip())
+    text = _FENCE.sub("", _THINK.sub("", content).strip())
     start, end = text.find("{"), text.rfind("}")
     if start < 0 or end <= start:
         raise ReplyError("no JSON object in reply")

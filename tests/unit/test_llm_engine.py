@@ -19,6 +19,7 @@ from structlog.testing import capture_logs
 from agent import llm_prompts as prompts
 from agent.engine import Engine, OfflineEngine
 from agent.llm import LLMConfigError, LLMEngine, build_engine
+from agent.llm_breaker import CircuitBreaker
 from agent.state import (
     Draft,
     EvaluateInput,
@@ -355,3 +356,63 @@ def test_build_engine_llm_talks_to_the_configured_endpoint(fake_openai: FakeOpen
         "single_retrieval")
     assert fake_openai.requests[0]["model"] == "qwen-test"
     assert fake_openai.requests[0]["temperature"] == 0
+
+
+# ------------------------------------------------------------------ outages and odd servers
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_endpoint_down_is_not_called_again_until_the_cooldown_ends(
+        fake_openai: FakeOpenAI) -> None:
+    clock = FakeClock()
+    chat = ChatOpenAI(base_url=fake_openai.base_url, model="m", api_key=SecretStr("k"),
+                      timeout=5, max_retries=0)
+    engine = LLMEngine(chat, breaker=CircuitBreaker(threshold=2, cooldown_s=30, clock=clock))
+    fake_openai.script(Reply.error(502), Reply.error(502))
+    inp = route_input("Redis内存满了怎么办")
+    with capture_logs() as logs:
+        assert engine.route(inp) == OFFLINE.route(inp)
+        assert engine.route(inp) == OFFLINE.route(inp)
+    assert len(fake_openai.requests) == 2  # the second step did not wait on the dead endpoint
+    assert [e["reason"] for e in events(logs, "llm_fallback")] == ["http_502", "circuit_open"]
+    clock.now += 31
+    fake_openai.script({"route": "multi_retrieval"})
+    assert engine.route(inp)["route"] == "multi_retrieval"
+    assert len(fake_openai.requests) == 3
+
+
+def test_bad_replies_from_a_live_endpoint_do_not_open_the_breaker(
+        fake_openai: FakeOpenAI) -> None:
+    engine = engine_for(fake_openai)
+    fake_openai.script("not json", "still not json", {"route": "clarify",
+                                                      "clarify_question": "哪份资料？",
+                                                      "options": ["变更管理制度"]})
+    inp = route_input("那个制度呢")
+    engine.route(inp)
+    assert engine.route(inp)["route"] == "clarify"
+    assert len(fake_openai.requests) == 3
+
+
+def test_reasoning_text_before_the_json_is_ignored(fake_openai: FakeOpenAI) -> None:
+    fake_openai.script(Reply(content='<think>The user asks {"route": ...}? Two questions.'
+                                     '</think>\n```json\n{"route": "multi_retrieval"}\n```'))
+    assert engine_for(fake_openai).route(route_input(TWO_HOP))["route"] == "multi_retrieval"
+
+
+def test_server_rejecting_json_mode_is_asked_again_without_it(fake_openai: FakeOpenAI) -> None:
+    fake_openai.script(Reply.error(400, "response_format is not supported"),
+                       {"route": "single_retrieval"}, {"route": "multi_retrieval"})
+    engine = engine_for(fake_openai)
+    with capture_logs() as logs:
+        assert engine.route(route_input("Redis内存满了怎么办"))["route"] == "single_retrieval"
+        assert engine.route(route_input(TWO_HOP))["route"] == "multi_retrieval"
+    assert "response_format" in fake_openai.requests[0]
+    assert all("response_format" not in r for r in fake_openai.requests[1:])
+    assert len(events(logs, "llm_json_mode_off")) == 1
+    assert events(logs, "llm_fallback") == []

@@ -36,7 +36,8 @@ def _aspect(question: str, parts: list[str]) -> list[str]:
     return [t for t in content_terms(question) if t not in named and t != "both"]
 
 
-def comparison_lead(question: str, passages: list[Passage]) -> Sentence | None:
+def comparison_lead(  # noqa: PLR0911 - each early return is one way the documents fail to decide
+        question: str, passages: list[Passage]) -> Sentence | None:
     """"Sid Haig." for "Who is the oldest, Sid Haig or Vic Darchinyan?"; "Yes." or "No."
     for "Are X and Y both …?"; None when the documents do not settle it."""
     parts = comparison_parts(question)

@@ -7,7 +7,7 @@ from agent.offline.text import content_terms, coverage, norm, term_set
 from agent.state import EvaluateInput, Evaluation, FilterSpec, Passage, SubQuestion
 
 # A passage answering the question usually holds nearly all of its topic terms.
-SUFFICIENT_COVERAGE = 0.8
+SUFFICIENT_COVERAGE = 0.75
 MAX_NEXT_QUERIES = 2
 
 
@@ -15,8 +15,17 @@ def passage_terms(p: Passage) -> set[str]:
     return term_set(p["title"] + " " + p["text"])
 
 
-def best_coverage(terms: list[str], passages: list[Passage]) -> float:
-    return max((coverage(terms, passage_terms(p)) for p in passages), default=0.0)
+def best_coverage(terms: list[str], passages: list[Passage], *, pairs: bool = False) -> float:
+    """Share of ``terms`` in the best passage, or in the best two together (``pairs``: a
+    bridge question's answer spans the passage naming the bridge and the one about it)."""
+    sets = [passage_terms(p) for p in passages]
+    best = max((coverage(terms, s) for s in sets), default=0.0)
+    if pairs:
+        top = [passage_terms(p) for p in sorted(passages, key=lambda p: p["rank"])[:8]]
+        for i, a in enumerate(top):
+            for b in top[i + 1:]:
+                best = max(best, coverage(terms, a | b))
+    return best
 
 
 def missing_terms(terms: list[str], passages: list[Passage]) -> list[str]:
@@ -30,25 +39,26 @@ def evaluate(inp: EvaluateInput) -> Evaluation:
     u = inp["understanding"]
     terms = content_terms(u["query"])
     pool = inp["passages"]
-    missing = missing_terms(terms, pool)
-    cov = best_coverage(terms, pool)
-    multi_hop = len(inp["plan"]["sub_questions"]) > 1 or inp["round"] > 1
     if not pool:
         return Evaluation(sufficient=False, missing=terms, next_queries=[],
                           reason="nothing retrieved")
-    if cov >= SUFFICIENT_COVERAGE and not missing and not multi_hop:
-        return Evaluation(sufficient=True, missing=[], next_queries=[],
-                          reason=f"one passage covers {cov:.0%} of the question's terms")
+    missing = missing_terms(terms, pool)
+    # Several sub-questions (or a hop already taken): the answer may span two passages.
+    spans = len(inp["plan"]["sub_questions"]) > 1 or inp["round"] > 1
+    cov = best_coverage(terms, pool, pairs=spans)
+    if cov >= SUFFICIENT_COVERAGE:
+        return Evaluation(sufficient=True, missing=missing, next_queries=[],
+                          reason=f"{'two passages cover' if spans else 'one passage covers'} "
+                                 f"{cov:.0%} of the question's terms")
     if inp["round"] >= inp["max_rounds"]:
         return Evaluation(sufficient=False, missing=missing, next_queries=[],
                           reason="round cap reached")
     next_queries = _next_queries(inp, terms, missing)
     if not next_queries:
-        verdict = cov >= SUFFICIENT_COVERAGE
-        return Evaluation(sufficient=verdict, missing=missing, next_queries=[],
+        return Evaluation(sufficient=False, missing=missing, next_queries=[],
                           reason="no new lead to search for")
     return Evaluation(sufficient=False, missing=missing, next_queries=next_queries,
-                      reason=f"best passage covers {cov:.0%}; following bridge entities")
+                      reason=f"best evidence covers {cov:.0%}; following bridge entities")
 
 
 def _next_queries(inp: EvaluateInput, terms: list[str], missing: list[str]) -> list[SubQuestion]:

@@ -22,7 +22,8 @@ _COMPARE = re.compile(r"(对比|比较|区别|差异|不同之处|有何不同|�
 # Nouns so broad that, alone, they do not say what to look for.
 _VAGUE = frozenset([
     "报告", "文档", "资料", "制度", "规定", "政策", "流程", "手册", "预案", "数据", "系统", "问题",
-    "东西", "信息", "内容", "事情", "文件", "说明", "report", "reports", "document", "documents", "doc", "docs", "policy",
+    "东西", "信息", "内容", "事情", "文件", "说明",
+    "report", "reports", "document", "documents", "doc", "docs", "policy",
     "policies", "process", "procedure", "manual", "runbook", "data", "system", "systems", "issue",
     "issues", "problem", "problems", "stuff", "info", "file", "files", "thing", "things",
 ])

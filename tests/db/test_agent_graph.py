@@ -21,8 +21,10 @@ DOCS = [
     SourceDocument(
         doc_key="redis", source="kb/redis.md", title="Redis 内存满了怎么办", doc_type="runbook",
         fmt="markdown", text=(
-            "# Redis 内存满了怎么办\n\n当 Redis 内存使用接近 maxmemory 时写入会失败。\n\n"
-            "## 立即止损\n\n检查淘汰策略，缓存实例应使用 allkeys-lru。清理大 key，用 UNLINK 异步删除。\n\n"
+            "# Redis 内存满了怎么办\n\n"
+            "当 Redis 内存使用接近 maxmemory 时写入会失败。\n\n"
+            "## 立即止损\n\n检查淘汰策略，缓存实例应使用 allkeys-lru。"
+            "清理大 key，用 UNLINK 异步删除。\n\n"
             "## 开启持久化时\n\n如果开启了持久化，RDB 快照和 AOF 重写会 fork 子进程，内存可能翻倍。"
             "持久化开启后内存仍然不够，应迁移到 Redis 集群模式进行分片。\n")),
     SourceDocument(
@@ -86,7 +88,8 @@ def test_follow_up_is_rewritten_with_the_earlier_topic(agent: Agent) -> None:
     first = ask(agent, "Redis内存满了怎么办")
     assert [c.doc_id for c in first.citations][:1] == ["redis"]
     second = ask(agent, "如果用了持久化还不行呢")
-    assert second.rewritten_query is not None and "redis" in second.rewritten_query.lower()
+    assert second.rewritten_query is not None
+    assert "redis" in second.rewritten_query.lower()
     assert "redis" in [c.doc_id for c in second.citations]
     assert "持久化" in second.text or "集群" in second.text
 
@@ -100,7 +103,9 @@ def test_follow_up_in_another_thread_has_no_memory(agent: Agent) -> None:
 def test_greeting_is_answered_directly_without_search(agent: Agent) -> None:
     result = ask(agent, "你好")
     assert result.route == "direct_answer"
-    assert result.rounds == 0 and result.citations == [] and not result.refused
+    assert result.rounds == 0
+    assert result.citations == []
+    assert not result.refused
     assert result.text == messages.GREETING["zh"]
 
 
@@ -111,7 +116,8 @@ def test_comparison_is_searched_as_several_sub_questions(agent: Agent, kb_pool) 
     assert result.route == "multi_retrieval"
     with kb_pool.connection() as conn:
         trace = get_trace(conn, result.trace_id)
-    assert trace is not None and len(trace["searches"]) >= 3
+    assert trace is not None
+    assert len(trace["searches"]) >= 3
     assert {"returns", "incident"} <= set(result.retrieved_doc_ids[:5])
 
 
@@ -131,7 +137,8 @@ def test_two_hop_question_follows_the_runbook_to_the_policy(agent: Agent, kb_poo
 
 def test_vague_question_asks_for_clarification_and_the_reply_resumes(agent: Agent) -> None:
     result = ask(agent, "报告")
-    assert result.route == "clarify" and result.clarification is not None
+    assert result.route == "clarify"
+    assert result.clarification is not None
     options = result.clarification.options
     assert 1 <= len(options) <= 3
     titles = {d.title for d in DOCS} | {d.doc_type for d in DOCS}
@@ -139,7 +146,8 @@ def test_vague_question_asks_for_clarification_and_the_reply_resumes(agent: Agen
     assert "2026 Q3 Returns Report" in options
     assert agent.pending_clarification("t1") == result.clarification
     answer = agent.resume(Question(text="报告", thread_id="t1", kb=KB), "2026 Q3 Returns Report")
-    assert answer.clarification is None and answer.route != "clarify"
+    assert answer.clarification is None
+    assert answer.route != "clarify"
     assert "returns" in [c.doc_id for c in answer.citations]
     assert agent.pending_clarification("t1") is None
 
@@ -180,7 +188,8 @@ def test_trace_keeps_question_rewrite_route_and_cited_chunks(agent: Agent, kb_po
         trace = get_trace(conn, result.trace_id)
     assert trace is not None
     assert trace["question"] == "How do I deploy the web service?"
-    assert trace["route"] == result.route and trace["answer"] == result.text
+    assert trace["route"] == result.route
+    assert trace["answer"] == result.text
     assert trace["cited_chunk_ids"] == [i for c in result.citations for i in c.chunk_ids]
     assert set(trace["cited_chunk_ids"]) <= set(trace["retrieved_chunk_ids"])
     nodes = [s["node"] for s in trace["steps"]]
@@ -250,7 +259,8 @@ def test_unsupported_sentence_is_regenerated_once(kb_pool, embedder) -> None:  #
     finally:
         agent.close()
     assert engine.attempts == [0, 1]
-    assert not result.refused and "aliens" not in result.text
+    assert not result.refused
+    assert "aliens" not in result.text
     assert result.citations
 
 
@@ -263,6 +273,7 @@ def test_answer_still_unsupported_after_regeneration_is_refused_with_sources(
     finally:
         agent.close()
     assert engine.attempts == [0, 1]
-    assert result.refused and result.citations == []
+    assert result.refused
+    assert result.citations == []
     assert result.text.startswith(messages.REFUSAL_WITH_SOURCES["en"])
     assert "Deploy procedure" in result.text

@@ -9,7 +9,7 @@ import pytest
 
 from agent.api import Question, build_agent
 from agent.engine import OfflineEngine
-from agent.state import UnderstandInput, Understanding
+from agent.state import Understanding, UnderstandInput
 from store.types import SourceDocument
 
 pytestmark = [pytest.mark.db, pytest.mark.model]
@@ -18,7 +18,8 @@ KB = "memory-test"
 DOCS = [
     SourceDocument(doc_key="redis", source="kb/redis.md", title="Redis 内存满了怎么办",
                    fmt="markdown", text=(
-                       "# Redis 内存满了怎么办\n\nRedis 内存满了时写入失败，检查淘汰策略并清理大 key。\n\n"
+                       "# Redis 内存满了怎么办\n\n"
+                       "Redis 内存满了时写入失败，检查淘汰策略并清理大 key。\n\n"
                        "## 开启持久化时\n\n开启了持久化仍然不行，应迁移到 Redis 集群模式。\n")),
     SourceDocument(doc_key="vpn", source="kb/vpn.md", title="VPN setup", fmt="markdown",
                    text="# VPN setup\n\nThe VPN server address is vpn.lanting.example.\n"),
@@ -48,7 +49,8 @@ def test_conversation_continues_after_a_restart(db_url, kb_pool, embedder) -> No
         second.close()
     finally:
         pool2.close()
-    assert result.rewritten_query is not None and "redis" in result.rewritten_query.lower()
+    assert result.rewritten_query is not None
+    assert "redis" in result.rewritten_query.lower()
     assert [c.doc_id for c in result.citations][:1] == ["redis"]
 
 

@@ -250,9 +250,9 @@ def test_verify_rejects_a_sentence_its_citation_does_not_support() -> None:
 
 
 def test_verify_accepts_extracted_sentences_and_refusals() -> None:
-    pool = [passage(1, "回滚需要二次审批：值班负责人审批后，还必须由技术总监进行二次审批。")]
-    draft = Draft(sentences=[Sentence(text="回滚需要二次审批：值班负责人审批后，还必须由技术总监进行二次审批。",
-                                      cites=[1])], refused=False, text="")
+    sentence = "回滚需要二次审批：值班负责人审批后，还必须由技术总监进行二次审批。"
+    pool = [passage(1, sentence)]
+    draft = Draft(sentences=[Sentence(text=sentence, cites=[1])], refused=False, text="")
     assert E.verify({"question": "q", "draft": draft, "passages": pool})["supported"]
     refusal = Draft(sentences=[], refused=True, text=messages.REFUSAL["zh"])
     assert E.verify({"question": "q", "draft": refusal, "passages": pool})["supported"]

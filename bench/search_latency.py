@@ -152,7 +152,9 @@ def _dense_ids(conn: psycopg.Connection, kb_id: int, dim: int,
             f"AS dist FROM chunks c WHERE c.dim = {dim} AND c.kb_id = %(kb)s AND c.generation = "
             "(SELECT active_generation FROM knowledge_bases WHERE id = %(kb)s) "
             "AND c.acl && ARRAY['public'] ORDER BY dist LIMIT %(n)s) d ORDER BY dist, id LIMIT 10",
-            {"v": vector, "kb": kb_id, "n": DEFAULT_CANDIDATES}).fetchall()
+            {"v": vector, "kb": kb_id, "n": DEFAULT_CANDIDATES},
+            # never a cached plan: the exact run must not reuse the index plan (or vice versa)
+            prepare=False).fetchall()
     return [r[0] for r in rows]
 
 

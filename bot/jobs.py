@@ -10,6 +10,7 @@ to the worker's loop and cannot be used from other threads.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 import time
 from collections.abc import Callable
@@ -68,7 +69,7 @@ def ensure_schema(conn: psycopg.Connection) -> bool:
         row = conn.execute("SELECT to_regclass('procrastinate_jobs') IS NOT NULL").fetchone()
         if row and row[0]:
             return False
-        conn.execute(schema)  # type: ignore[arg-type]  # procrastinate's own fixed SQL
+        conn.execute(schema)  # procrastinate's own fixed SQL
     log.info("job_schema_applied")
     return True
 
@@ -279,10 +280,8 @@ class Worker:
                 fetch_job_polling_interval=self._polling, delete_jobs="never"))
             self._ready.set()
             log.info("job_worker_started", name=self._name)
-            try:
+            with contextlib.suppress(asyncio.CancelledError):
                 await self._task
-            except asyncio.CancelledError:
-                pass
         log.info("job_worker_stopped", name=self._name)
 
     def stop(self, timeout_s: float = 30.0) -> None:

@@ -18,8 +18,10 @@ KINDS = {"single", "multi_hop", "comparison", "follow_up", "unanswerable"}
 
 def assert_dataset_question(q: dict[str, Any]) -> None:
     """A questions.jsonl line as ../shared/datasets/README.md defines it."""
-    assert isinstance(q["id"], str) and q["id"]
-    assert isinstance(q["question"], str) and q["question"].strip()
+    assert isinstance(q["id"], str)
+    assert q["id"]
+    assert isinstance(q["question"], str)
+    assert q["question"].strip()
     assert isinstance(q["answers"], list)
     assert all(isinstance(g, list) for g in q["answers"])
     assert isinstance(q["gold_doc_ids"], list)
@@ -29,7 +31,8 @@ def assert_dataset_question(q: dict[str, Any]) -> None:
     if not q["answerable"]:
         assert q["gold_doc_ids"] == []
     if "thread" in q or "turn" in q:
-        assert isinstance(q["thread"], str) and isinstance(q["turn"], int)
+        assert isinstance(q["thread"], str)
+        assert isinstance(q["turn"], int)
     json.dumps(q, ensure_ascii=False)
 
 
@@ -120,7 +123,8 @@ def test_follow_up_is_exported_as_its_standalone_rewrite_with_thread_and_turn(
     assert follow["kind"] == "follow_up"
     assert follow["question"] == "Redis内存满了且开启持久化后仍不行怎么办"
     assert (follow["thread"], follow["turn"]) == ("slack:T1:C1:100.0", 2)
-    assert questions[0]["kind"] == "single" and "thread" not in questions[0]
+    assert questions[0]["kind"] == "single"
+    assert "thread" not in questions[0]
 
 
 def test_upvoted_refusal_becomes_an_unanswerable_question(pool: ConnectionPool) -> None:

@@ -62,7 +62,7 @@ def react(bot: Bot, kind: str, ts: str, name: str, user: str) -> None:
 
 def test_reaction_stores_one_vote_per_user_with_the_trace_and_removal_withdraws_it(
         bot: Bot) -> None:
-    question_ts, answer_ts = ask(bot, "Which product line had the highest return rate "
+    _question_ts, answer_ts = ask(bot, "Which product line had the highest return rate "
                                       "in Q3 2026?")
     react(bot, "reaction_added", answer_ts, "thumbsup", "U2")
     react(bot, "reaction_added", answer_ts, "+1::skin-tone-3", "U3")
@@ -74,7 +74,8 @@ def test_reaction_stores_one_vote_per_user_with_the_trace_and_removal_withdraws_
     trace = row[0]
     assert trace["trace_id"] == trace_id
     assert "return rate" in trace["question"]
-    assert trace["answer"] and trace["citations"]  # the answer and its cited chunks
+    assert trace["answer"]
+    assert trace["citations"]
     assert trace["retrieved_chunk_ids"]
 
     react(bot, "reaction_added", answer_ts, "-1", "U2")  # U2 changes their mind
@@ -96,7 +97,8 @@ def test_reactions_on_other_messages_and_other_emoji_are_ignored(bot: Bot) -> No
     wait_votes(bot, answer_ts, {"U4": -1})
     with bot.deps.pool.connection() as conn:
         count = conn.execute("SELECT count(*) FROM feedback_votes").fetchone()
-    assert count is not None and count[0] == 1
+    assert count is not None
+    assert count[0] == 1
 
 
 def run_cli(bot: Bot, embedder: Any, argv: list[str]) -> int:
@@ -113,7 +115,7 @@ def run_cli(bot: Bot, embedder: Any, argv: list[str]) -> int:
 
 def test_upvoted_answers_export_to_a_dataset_that_ragbot_eval_runs(
         bot: Bot, embedder: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    good_q, good = ask(bot, "Which product line had the highest return rate in Q3 2026?")
+    _good_q, good = ask(bot, "Which product line had the highest return rate in Q3 2026?")
     _, bad = ask(bot, "What is the on-call escalation policy for P1 incidents?")
     react(bot, "reaction_added", good, "+1", "U2")
     react(bot, "reaction_added", bad, "-1", "U3")
@@ -126,17 +128,22 @@ def test_upvoted_answers_export_to_a_dataset_that_ragbot_eval_runs(
     questions = [json.loads(line) for line in (out / "questions.jsonl").open(encoding="utf-8")]
     review = [json.loads(line) for line in (out / "review.jsonl").open(encoding="utf-8")]
     corpus = [json.loads(line) for line in (out / "corpus.jsonl").open(encoding="utf-8")]
-    assert len(questions) == 1 and len(review) == 1
+    assert len(questions) == 1
+    assert len(review) == 1
     q = questions[0]
     assert set(q) >= {"id", "question", "answers", "gold_doc_ids", "answerable", "kind"}
-    assert q["answerable"] is True and q["kind"] == "single" and q["gold_doc_ids"]
+    assert q["answerable"] is True
+    assert q["kind"] == "single"
+    assert q["gold_doc_ids"]
     assert "return rate" in q["question"]
-    assert review[0]["trace"]["citations"] is not None and "escalation" in review[0]["question"]
+    assert review[0]["trace"]["citations"] is not None
+    assert "escalation" in review[0]["question"]
     corpus_ids = {d["id"] for d in corpus}
     assert set(q["gold_doc_ids"]) <= corpus_ids  # gold documents are in the exported corpus
     with bot.deps.pool.connection() as conn:
         docs = conn.execute("SELECT count(*) FROM documents WHERE is_latest").fetchone()
-    assert docs is not None and len(corpus) == docs[0]
+    assert docs is not None
+    assert len(corpus) == docs[0]
 
     results = tmp_path / "results.jsonl"
     capsys.readouterr()

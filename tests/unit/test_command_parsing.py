@@ -58,7 +58,8 @@ def test_admin_check_needs_a_listed_user_id() -> None:
 
 def test_refusal_says_who_may_run_it() -> None:
     text = refusal_text(Command("reindex"))
-    assert "/ragbot reindex" in text and "RAGBOT_ADMINS" in text
+    assert "/ragbot reindex" in text
+    assert "RAGBOT_ADMINS" in text
 
 
 def test_help_lists_every_command() -> None:
@@ -84,5 +85,6 @@ def test_status_shows_counts_and_a_running_reindex() -> None:
 def test_status_says_when_nothing_runs_and_when_a_kb_is_missing() -> None:
     assert "No reindex running." in status_text([_kb("default")], [])
     missing = status_text([_kb("default")], [], missing="nope")
-    assert "`nope` does not exist" in missing and "`default`" in missing
+    assert "`nope` does not exist" in missing
+    assert "`default`" in missing
     assert "ragbot ingest" in status_text([], [])

@@ -8,6 +8,7 @@ its result goes to the caller as an ephemeral message (or a DM where that is imp
 from __future__ import annotations
 
 import re
+import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
@@ -129,17 +130,26 @@ class SlackNotifier:
                response_url: str | None = None) -> None:
         try:
             self._client.chat_postEphemeral(channel=channel, user=user, text=text)
-            return
         except SlackApiError as exc:
             # e.g. a slash command from a DM the bot is not in: fall back below
             log.info("ephemeral_failed", error=exc.response.get("error"), channel=channel)
-        if response_url:
-            from slack_sdk.webhook import WebhookClient
-
-            sent = WebhookClient(response_url).send(text=text, response_type="ephemeral")
-            if sent.status_code == 200:
-                return
+        else:
+            return
+        if response_url and self._via_response_url(response_url, text):
+            return
         self._client.chat_postMessage(channel=user, text=text)
+
+    @staticmethod
+    def _via_response_url(response_url: str, text: str) -> bool:
+        from slack_sdk.webhook import WebhookClient
+
+        try:
+            sent = WebhookClient(response_url, timeout=10).send(text=text,
+                                                                response_type="ephemeral")
+        except Exception:  # expired or unreachable: the DM still gets through
+            log.info("response_url_failed", exc_info=True)
+            return False
+        return sent.status_code == 200
 
 
 def _kb_statuses(deps: CommandDeps, kb: str | None) -> tuple[list[dict[str, Any]], str | None]:
@@ -154,6 +164,7 @@ def _kb_statuses(deps: CommandDeps, kb: str | None) -> tuple[list[dict[str, Any]
 
 def register(app: App, deps: CommandDeps) -> None:
     """Wire ``/ragbot`` on ``app``."""
+
     def handle(ack: Ack, command: dict[str, Any], client: WebClient) -> None:
         user, channel = command.get("user_id", ""), command.get("channel_id", "")
         response_url = command.get("response_url")
@@ -172,16 +183,26 @@ def register(app: App, deps: CommandDeps) -> None:
             ack(text=refusal_text(cmd), response_type="ephemeral")
             return
         notifier = SlackNotifier(client)
-        if cmd.action == "status":
-            ack()
-            kbs, missing = _kb_statuses(deps, cmd.kb)
-            text = status_text(kbs, deps.jobs.active_reindexes(), missing)
-            notifier.notify(channel=channel, user=user, text=text, response_url=response_url)
-            return
         kb = cmd.kb or deps.settings.default_kb
-        ack(text=reindex_ack_text(kb), response_type="ephemeral")
-        _start_reindex(deps, notifier, kb=kb, channel=channel, user=user,
-                       response_url=response_url)
+        if cmd.action == "reindex":
+            ack(text=reindex_ack_text(kb), response_type="ephemeral")
+        else:
+            ack()  # the status follows as an ephemeral message
+        # after the ack: a failure is logged with a reference and the user gets an apology
+        try:
+            if cmd.action == "status":
+                kbs, missing = _kb_statuses(deps, cmd.kb)
+                notifier.notify(channel=channel, user=user, response_url=response_url,
+                                text=status_text(kbs, deps.jobs.active_reindexes(), missing))
+            else:
+                _start_reindex(deps, notifier, kb=kb, channel=channel, user=user,
+                               response_url=response_url)
+        except Exception:
+            ref = uuid.uuid4().hex
+            bound.exception("slash_command_failed", action=cmd.action, trace_id=ref)
+            notifier.notify(channel=channel, user=user, response_url=response_url,
+                            text=f"Sorry, `/ragbot {cmd.action}` failed. If you report it, "
+                                 f"mention reference `{ref}`.")
 
     app.command("/ragbot")(handle)
 

@@ -71,7 +71,9 @@ def finalize(state: GraphState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         "retrieved_doc_ids": doc_ids, "retrieved_chunk_ids": chunk_ids,
         "queries": [s["query"] for s in searches],
     }
-    turn = Turn(question=state["question"], rewritten=u["query"], entities=u["entities"][:8],
+    # Only the turn's own terms: borrowed ones would snowball through later follow-ups.
+    own = [e for e in u["entities"] if e not in u["implicit_context"]][:8]
+    turn = Turn(question=state["question"], rewritten=u["query"], entities=own,
                 answer=text[:1000], cited=docs, refused=draft["refused"], route=route)
     history = [*list(state.get("history") or [])[-(MAX_HISTORY - 1):], turn]
     runtime.context.trace.record(

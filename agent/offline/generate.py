@@ -17,7 +17,7 @@ from agent.offline.text import content_terms, coverage, norm, split_sentences, t
 from agent.state import Draft, GenerateInput, Passage, Sentence
 
 MAX_SENTENCES = 3
-MAX_CHARS = 450
+MAX_CHARS = 500
 # Below this share of the question's terms in the best passage, the pool is off-topic.
 REFUSE_BELOW = 0.5
 
@@ -79,9 +79,10 @@ def generate(inp: GenerateInput) -> Draft:
     rejected = {norm(s) for s in inp["rejected"]}
     idf = _idf(terms, passages)
     # How well each passage as a whole (title and headings included) fits, and its rank.
-    fit = [_score(terms, idf, term_set(_frame(p) + " " + p["text"])) + 0.3 / (1 + p["rank"])
+    fit = [_score(terms, idf, term_set(_frame(p) + " " + p["text"])) + 0.5 / (1 + p["rank"])
            for p in passages]
     candidates: list[tuple[float, int, str, set[str]]] = []
+    wants_number = bool(_NUMERIC.search(inp["question"]))
     for n, p in enumerate(passages, start=1):
         frame_terms = term_set(_frame(p))
         for s in split_sentences(p["text"]):
@@ -90,7 +91,7 @@ def generate(inp: GenerateInput) -> Draft:
             st = term_set(s)
             # Headings count: a step under "Redis 内存满了怎么办" is about Redis memory.
             score = (_score(terms, idf, st) + 0.3 * _score(terms, idf, st | frame_terms)
-                     + 0.3 * fit[n - 1])
+                     + 0.4 * fit[n - 1] + (0.15 if wants_number and _DIGIT.search(s) else 0))
             candidates.append((score, n, s, st))
     if not candidates:
         return refusal(lang)
@@ -114,6 +115,9 @@ def generate(inp: GenerateInput) -> Draft:
 
 _PROCEDURAL = re.compile(r"(怎么办|怎么做|如何|怎样|怎么处理|步骤|流程|\bhow (do|to|can|should)\b|"
                          r"\bsteps?\b|\bwhat should\b|\bprocedure\b)", re.I)
+_NUMERIC = re.compile(r"(多少|几|哪一年|哪年|何时|什么时候|\bhow (many|much|long|old)\b|"
+                      r"\bwhat year\b|\bwhen\b)", re.I)
+_DIGIT = re.compile(r"[0-9０-９一二三四五六七八九十百千万]")
 _CODE = re.compile(r"^\s*(```|\$ |redis-cli|kubectl|SELECT |[a-z_]+\s*=\s*)")
 
 Candidate = tuple[float, int, str, set[str]]
@@ -156,13 +160,21 @@ def _facts(candidates: list[Candidate], terms: list[str], queries: list[str],
         best = max(candidates, key=lambda c: (_score(q_terms, q_idf, c[3]), -c[1]))
         if _score(q_terms, q_idf, best[3]) >= 0.5 and best not in chosen:
             chosen.append(best)
-    # Then sentences that add terms the chosen ones lack.
+    # Then the best other sentences of the passages already quoted: the answer to a
+    # lookup usually sits next to the sentence that names its subject.
+    quoted = {c[1] for c in chosen}
+    for c in candidates[1:]:
+        if len(chosen) >= MAX_SENTENCES:
+            break
+        if c[1] in quoted and c not in chosen and c[0] >= 0.2:
+            chosen.append(c)
+    # Finally sentences elsewhere that add terms the chosen ones lack.
     covered = set().union(*(c[3] for c in chosen))
     for c in candidates[1:]:
         if len(chosen) >= MAX_SENTENCES:
             break
         gain = [t for t in terms if t in c[3] and t not in covered]
-        if gain and c not in chosen and c[0] >= 0.3:
+        if gain and c not in chosen and c[0] >= 0.4:
             chosen.append(c)
             covered |= c[3]
     return chosen[:MAX_SENTENCES + 1]

@@ -36,7 +36,7 @@ _TIME = re.compile(r"(20\d\d\s*年?\s*(?:第?[一二三四1-4]\s*季度|Q[1-4]|[
 _METRIC = re.compile(r"(退货率|转化率|增长率|占比|收入|营收|成本|延迟|可用性|"
                      r"rate|revenue|latency|availability|cost|count|ratio|percentage)", re.I)
 
-MAX_BORROWED = 6
+MAX_BORROWED = 4
 
 
 def is_followup(question: str, history: list[Turn]) -> bool:
@@ -54,13 +54,31 @@ def is_followup(question: str, history: list[Turn]) -> bool:
     return n_terms <= 2
 
 
-def topic_terms(turn: Turn) -> list[str]:
-    """What an earlier turn was about: its entities, then the titles its answer cited."""
-    out = list(turn["entities"])
-    if not turn["refused"]:
-        for doc in turn["cited"][:1]:
-            out.extend(t for t in content_terms(doc["title"]) if t not in out)
-    return out
+def topic_terms(history: list[Turn], limit: int = 4) -> list[str]:
+    """What the thread is about: terms that recur across its questions, those of the
+    question that opened it and of the latest one, and the title the last answer cited."""
+    score: dict[str, float] = {}
+    order: list[str] = []
+
+    def add(term: str, weight: float) -> None:
+        if term not in score:
+            order.append(term)
+        score[term] = score.get(term, 0.0) + weight
+
+    for turn in history[-4:]:
+        for term in turn["entities"]:
+            add(term, 1.0)
+    for term in history[0]["entities"]:
+        add(term, 1.0)
+    for term in history[-1]["entities"]:
+        add(term, 0.5)
+    last = history[-1]
+    if not last["refused"]:
+        for doc in last["cited"][:1]:
+            for term in content_terms(doc["title"]):
+                add(term, 1.0)
+    ranked = sorted(order, key=lambda t: (-score[t], order.index(t)))
+    return ranked[:limit]
 
 
 def understand(inp: UnderstandInput) -> Understanding:
@@ -73,13 +91,7 @@ def understand(inp: UnderstandInput) -> Understanding:
     query = question
     if follow:
         present = norm(question)
-        for turn in reversed(history[-2:]):
-            for term in topic_terms(turn):
-                if norm(term) not in present and term not in borrowed:
-                    borrowed.append(term)
-            if borrowed:
-                break  # the latest turn that had a topic is the one referred to
-        borrowed = borrowed[:MAX_BORROWED]
+        borrowed = [t for t in topic_terms(history) if norm(t) not in present][:MAX_BORROWED]
         if borrowed:
             sep = "，" if language == "zh" else " "
             query = (sep.join(borrowed) + sep + question) if language == "zh" else (

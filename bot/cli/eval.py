@@ -40,6 +40,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument("--rerank", action="store_true",
                         help="re-score with the cross-encoder in RAGBOT_RERANKER")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+    parser.add_argument("--max-rounds", type=int, default=3, metavar="N",
+                        help="search rounds per question in full mode (1 = the single-round "
+                        "baseline; default 3)")
     parser.add_argument("--no-ingest", action="store_true",
                         help="use the KB as it is; do not ingest DIR/corpus.jsonl")
     add_fusion_argument(parser)
@@ -58,12 +61,12 @@ def build_step(args: argparse.Namespace, ctx: AppContext, kb: str) -> Step:
     if args.retrieval_only:
         return retrieval_step(ctx.pool, kb, embedder=ctx.embedder, fusion=args.fusion,
                               reranker=reranker, query_field=args.query_field)
-    from agent.api import build_agent
+    from agent.api import AgentConfig, build_agent
     from agent.factory import engine_from_settings
     from bot.evaluation.agent_step import agent_step
 
     agent = build_agent(ctx.pool, ctx.embedder, engine=engine_from_settings(ctx.settings),
-                        reranker=reranker)
+                        reranker=reranker, config=AgentConfig(max_rounds=max(1, args.max_rounds)))
     return agent_step(agent, kb)
 
 

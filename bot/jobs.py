@@ -21,6 +21,7 @@ import procrastinate
 import psycopg
 import structlog
 from procrastinate.exceptions import AlreadyEnqueued
+from procrastinate.jobs import Status
 from psycopg_pool import ConnectionPool
 
 log = structlog.get_logger("ragbot.jobs")
@@ -28,6 +29,7 @@ log = structlog.get_logger("ragbot.jobs")
 REINDEX_TASK = "ragbot.reindex_kb"
 QUEUE = "ragbot"
 _SCHEMA_LOCK = 0x7072_6F63  # advisory lock key: "proc"
+MAX_RESUMES = 2  # runs of one job cut short by a dying worker before it is marked failed
 
 
 class Notifier(Protocol):
@@ -207,6 +209,8 @@ def build_worker_app(database_url: str, deps: JobDeps) -> procrastinate.App:
     @app.task(name="ragbot.retry_stalled_jobs", queue=QUEUE,
               queueing_lock="retry_stalled_jobs")
     async def retry_stalled_jobs(timestamp: int) -> int:
+        # this task runs every minute: keep a day of finished jobs, not every run forever
+        await app.job_manager.delete_old_jobs(nb_hours=24, queue=QUEUE)
         return await requeue_stalled(app)
 
     return app
@@ -217,7 +221,13 @@ async def requeue_stalled(app: procrastinate.App) -> int:
     manager = app.job_manager
     count = 0
     for job in await manager.get_stalled_jobs(task_name=REINDEX_TASK):
-        log.warning("job_requeued_after_crash", job_id=job.id, task=job.task_name)
+        if job.attempts >= MAX_RESUMES:
+            # a job that keeps killing its worker must not keep the KB's lock forever
+            log.error("job_abandoned_after_crashes", job_id=job.id, attempts=job.attempts)
+            await manager.finish_job(job, status=Status.FAILED, delete_job=False)
+            continue
+        log.warning("job_requeued_after_crash", job_id=job.id, task=job.task_name,
+                    attempts=job.attempts)
         await manager.retry_job(job)
         count += 1
     return count

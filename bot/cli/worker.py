@@ -45,7 +45,12 @@ def handle(args: argparse.Namespace, ctx: AppContext) -> int:
         notifier = SlackNotifier(make_web_client(settings.slack_bot_token,
                                                  settings.slack_api_url))
     JobQueue(ctx.pool)  # applies the queue's schema if this is the first process
-    deps = JobDeps(reindex=store_reindex(ctx.pool, ctx.embedder), notifier=notifier)
+
+    def reindex(kb: str, on_progress: Any) -> Any:
+        # the model loads with the first job, not at start
+        return store_reindex(ctx.pool, ctx.embedder)(kb, on_progress)
+
+    deps = JobDeps(reindex=reindex, notifier=notifier)
     if args.once:
         build_worker_app(ctx.database_url, deps).run_worker(
             wait=False, install_signal_handlers=False, queues=[QUEUE])

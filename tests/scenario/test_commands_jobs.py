@@ -159,3 +159,26 @@ def test_progress_is_throttled_and_goes_by_dm_where_ephemeral_is_impossible(
     assert "started" in dms[0]
     assert "done=0" in dms[1]
     assert "finished" in dms[2]
+
+
+def test_a_job_that_keeps_killing_its_worker_is_marked_failed_not_retried_forever(
+        pool: ConnectionPool, db_url: str, notifier: SlackNotifier) -> None:
+    from bot.jobs import MAX_RESUMES
+
+    queue = JobQueue(pool)
+    job_id = queue.defer_reindex(kb="hr", channel="C1", user="U1")
+    with pool.connection() as conn:
+        (dead,) = conn.execute("INSERT INTO procrastinate_workers (last_heartbeat) "
+                               "VALUES (now() - interval '1 hour') RETURNING id").fetchone()
+        conn.execute("UPDATE procrastinate_jobs SET status = 'doing', worker_id = %s, "
+                     "attempts = %s WHERE id = %s", [dead, MAX_RESUMES, job_id])
+    runs: list[str] = []
+    worker = start_worker(db_url, JobDeps(reindex=lambda kb, _: runs.append(kb),
+                                          notifier=notifier), polling_interval_s=0.2)
+    try:
+        wait_statuses(pool, ["failed"])
+    finally:
+        worker.stop()
+    assert runs == []
+    assert queue.active_reindexes() == []  # the KB can be reindexed again
+    queue.defer_reindex(kb="hr", channel="C1", user="U1")

@@ -127,3 +127,25 @@ def test_help_and_unknown_commands_answer_in_the_ack(ops_bot: Bot) -> None:
     assert "/ragbot status" in body["text"]
     _, body, _ = slash(ops_bot, "frobnicate", "U0INTERN")
     assert "Unknown command `frobnicate`" in body["text"]
+
+
+def test_commands_and_reactions_are_acknowledged_fast(ops_bot: Bot) -> None:
+    """20 ``/ragbot`` commands and 20 reactions: every ack well within Slack's 3 s."""
+    import statistics
+
+    command_s = [slash(ops_bot, text, user)[2] for text, user in
+                 [("help", "U0INTERN"), ("status", "U0INTERN"), ("reindex", "U0INTERN"),
+                  ("bogus", "U0INTERN")] * 5]
+    reaction_s = []
+    for i in range(20):
+        event = {"type": "reaction_added", "user": "U2", "reaction": "+1",
+                 "item": {"type": "message", "channel": PUBLIC, "ts": f"1.{i}"},
+                 "event_ts": f"2.{i}"}
+        delivery = ops_bot.sender.event(event)
+        assert delivery.status == 200
+        reaction_s.append(delivery.elapsed_s)
+    for name, samples in (("command", command_s), ("reaction", reaction_s)):
+        ordered = sorted(samples)
+        print(f"{name}_ack_ms p50={statistics.median(ordered) * 1000:.1f} "
+              f"max={ordered[-1] * 1000:.1f} n={len(ordered)}")
+        assert ordered[-1] < 1.0

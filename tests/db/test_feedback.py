@@ -222,3 +222,40 @@ def test_kind_follows_the_understand_step_when_the_trace_has_it(pool: Connection
     assert_dataset_question(q)
     assert q["kind"] == "single"  # a new, self-contained question later in the thread
     assert q["turn"] == 2  # still replayed in order with its thread
+
+
+def run_export(pool: ConnectionPool, argv: list[str]) -> int:
+    from bot.cli import build_parser
+    from bot.context import AppContext
+    from bot.settings import Settings
+
+    args = build_parser().parse_args(["feedback", "export", *argv])
+    ctx = AppContext(Settings())
+    ctx.__dict__["pool"] = pool  # the test's database; nothing else is needed
+    return int(args.handler(args, ctx))
+
+
+def test_cli_export_writes_questions_and_review_files(
+        pool: ConnectionPool, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    vote(pool, "1.1", "U1", UP, 1)
+    vote(pool, "2.2", "U1", DOWN, 2)
+    vote(pool, "3.3", "U1", UP, 3)
+    with pool.connection() as conn:
+        conn.execute("UPDATE feedback_votes SET updated_at = '2020-01-01' "
+                     "WHERE message_ts = '3.3'")
+    out, review = tmp_path / "q.jsonl", tmp_path / "sub" / "bad.jsonl"
+    assert run_export(pool, ["--out", str(out), "--review", str(review),
+                             "--since", "2021-06-01"]) == 0
+    questions = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
+    assert [q["id"] for q in questions] == ["feedback-tr1"]
+    assert [json.loads(x)["trace_id"] for x in review.read_text().splitlines()] == ["tr2"]
+    assert "1 questions" in capsys.readouterr().out
+
+
+def test_cli_export_needs_an_output_and_rejects_a_bad_date(
+        pool: ConnectionPool, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_export(pool, []) == 2
+    assert "--out FILE.jsonl or --out-dir DIR" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        run_export(pool, ["--out", "x.jsonl", "--since", "last tuesday"])
+    assert "use YYYY-MM-DD" in capsys.readouterr().err

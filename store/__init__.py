@@ -1,0 +1,1 @@
+"""PostgreSQL + pgvector knowledge store: ingestion, hybrid search, reindex, state."""

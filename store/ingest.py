@@ -16,7 +16,6 @@ import json
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -25,25 +24,19 @@ import psycopg
 import structlog
 from psycopg_pool import ConnectionPool
 
+from store import ingest_rows as rows
 from store import readers
 from store.chunking import chunk_text, embedding_input
 from store.embedding import Embedder, Vectors
 from store.errors import ModelMismatchError, StoreError
 from store.kb import KnowledgeBase, get_kb, get_or_create_kb, kb_write_lock, record_source
 from store.readers import ReadFailure, Scope
-from store.tokenize import keyword_text
 from store.types import ChunkDraft, SourceDocument
 
 log = structlog.get_logger("ragbot.ingest")
 
 EMBED_BATCH_CHUNKS = 256  # chunks embedded per call: many documents share one call
 LOOKUP_BATCH_DOCS = 64
-
-_CHUNK_COLUMNS = ("document_id, kb_id, generation, position, heading_path, text, token_count, "
-                  "tsv, embedding, dim, doc_type, source, acl, updated_at")
-_INSERT_CHUNK = (f"INSERT INTO chunks ({_CHUNK_COLUMNS}) VALUES "
-                 "(%s, %s, %s, %s, %s, %s, %s, to_tsvector('simple', %s), %s, %s, %s, %s, %s, %s)")
-
 
 @dataclass
 class IngestReport:
@@ -109,18 +102,13 @@ def _resolve(conn: psycopg.Connection[Any], kb_name: str, embedder: Embedder,
 
 def _lookup(run: _Run, docs: list[SourceDocument]) -> list[_Pending]:
     """Skip unchanged documents; chunk the rest."""
-    rows = run.conn.execute(
-        "SELECT DISTINCT ON (doc_key) doc_key, id, content_hash, version, is_latest "
-        "FROM documents WHERE kb_id = %s AND generation = %s AND doc_key = ANY(%s) "
-        "ORDER BY doc_key, version DESC",
-        [run.kb.id, run.generation, [d.doc_key for d in docs]],
-    ).fetchall()
-    known = {r[0]: r[1:] for r in rows}
+    known = rows.newest_versions(run.conn, run.kb.id, run.generation,
+                                 [d.doc_key for d in docs])
     pending: list[_Pending] = []
     for doc in docs:
         digest = content_hash(doc)
-        row = known.get(doc.doc_key)
-        if row and row[3] and row[1] == digest:
+        stored = known.get(doc.doc_key)
+        if stored and stored.is_latest and stored.content_hash == digest:
             run.report.unchanged += 1
             run.tick()
             continue
@@ -129,8 +117,9 @@ def _lookup(run: _Run, docs: list[SourceDocument]) -> list[_Pending]:
             _fail(run, f"{doc.source}: no text to index", "add content")
             continue
         pending.append(_Pending(
-            doc, digest, row[0] if row and row[3] else None, (row[2] + 1) if row else 1,
-            drafts, [embedding_input(doc.title, d.heading_path, d.text) for d in drafts]))
+            doc, digest, stored.id if stored and stored.is_latest else None,
+            stored.version + 1 if stored else 1, drafts,
+            [embedding_input(doc.title, d.heading_path, d.text) for d in drafts]))
     return pending
 
 
@@ -172,46 +161,6 @@ def _checked(vectors: Vectors, count: int, dim: int) -> Vectors:
     return array
 
 
-def _updated_at(doc: SourceDocument) -> datetime:
-    for key in ("updated_at", "mtime"):
-        value = doc.metadata.get(key)
-        if isinstance(value, str):
-            with contextlib.suppress(ValueError):
-                parsed = datetime.fromisoformat(value)
-                return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
-    return datetime.now(UTC)
-
-
-def _write_one(run: _Run, pending: _Pending, vectors: Vectors) -> None:
-    conn, doc = run.conn, pending.doc
-    if pending.previous_id is not None:
-        _archive(conn, [pending.previous_id])
-    updated_at = _updated_at(doc)
-    acl = list(doc.acl)
-    row = conn.execute(
-        "INSERT INTO documents (kb_id, generation, doc_key, source, title, doc_type, "
-        "content_hash, version, acl, metadata, updated_at) "
-        "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s::jsonb, %s) RETURNING id",
-        [run.kb.id, run.generation, doc.doc_key, doc.source, doc.title, doc.doc_type,
-         pending.content_hash, pending.version, acl,
-         json.dumps(doc.metadata, ensure_ascii=False, default=str), updated_at],
-    ).fetchone()
-    assert row is not None
-    with conn.cursor() as cur:
-        cur.executemany(_INSERT_CHUNK, [
-            (row[0], run.kb.id, run.generation, d.position, list(d.heading_path), d.text,
-             d.token_count, keyword_text(text), vec, run.embedder.dim, doc.doc_type,
-             doc.source, acl, updated_at)
-            for d, text, vec in zip(pending.drafts, pending.inputs, vectors, strict=True)
-        ])
-
-
-def _archive(conn: psycopg.Connection[Any], ids: list[int]) -> None:
-    conn.execute("UPDATE documents SET is_latest = false, archived_at = now() "
-                 "WHERE id = ANY(%s)", [ids])
-    conn.execute("DELETE FROM chunks WHERE document_id = ANY(%s)", [ids])
-
-
 def _flush(run: _Run, batch: list[_Pending]) -> None:
     if not batch:
         return
@@ -220,7 +169,11 @@ def _flush(run: _Run, batch: list[_Pending]) -> None:
         for pending, vectors in embedded:
             try:
                 with run.conn.transaction():  # a savepoint: a failure leaves no rows
-                    _write_one(run, pending, vectors)
+                    rows.write_version(
+                        run.conn, run.kb.id, run.generation, doc=pending.doc,
+                        content_hash=pending.content_hash, version=pending.version,
+                        previous_id=pending.previous_id, drafts=pending.drafts,
+                        inputs=pending.inputs, vectors=vectors, dim=run.embedder.dim)
             except psycopg.Error as exc:
                 _fail(run, f"{pending.doc.source}: could not be stored "
                       f"({type(exc).__name__}: {exc})".replace("\n", " "),
@@ -287,21 +240,7 @@ def _prune(run: _Run, scopes: Sequence[Scope]) -> None:
                 f"{scope.path}: not pruned because some lines could not be identified "
                 "(fix them and ingest again with --prune)")
             continue
-        if scope.kind == "folder":
-            where = "left(doc_key, %s) = %s"
-            arg: list[Any] = [len(scope.path) + 1, scope.path.rstrip("/") + "/"]
-        else:
-            where = "metadata->>'corpus' = %s"
-            arg = [scope.path]
-        with run.conn.transaction():
-            rows = run.conn.execute(
-                f"SELECT id FROM documents WHERE kb_id = %s AND generation = %s AND is_latest "
-                f"AND {where} AND NOT (doc_key = ANY(%s)) FOR UPDATE",
-                [run.kb.id, run.generation, *arg, list(scope.seen)],
-            ).fetchall()
-            if rows:
-                _archive(run.conn, [r[0] for r in rows])
-        run.report.pruned += len(rows)
+        run.report.pruned += rows.prune_scope(run.conn, run.kb.id, run.generation, scope)
 
 
 def _execute(pool: ConnectionPool[Any], kb_name: str,

@@ -95,7 +95,13 @@ def plan(paths: Sequence[str | Path]) -> Plan:
                 dirs[:] = sorted(d for d in dirs if not d.startswith("."))
                 for name in sorted(files):
                     child = Path(root) / name
-                    if not name.startswith(".") and child.suffix.lower() in SUPPORTED:
+                    if name.startswith(".") or child.suffix.lower() not in SUPPORTED:
+                        continue
+                    if child.suffix.lower() == ".jsonl":  # ids, not paths, identify its docs
+                        nested = Scope("corpus", str(child.resolve()))
+                        scopes.append(nested)
+                        entries.append(Entry(child, nested, explicit=False))
+                    else:
                         entries.append(Entry(child, scope, explicit=False))
         elif not os.path.lexists(path):
             failures.append(ReadFailure(str(path), "no such file or folder",

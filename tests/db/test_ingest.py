@@ -317,3 +317,14 @@ def test_html_and_docx_structure_reaches_chunk_heading_paths(
                             "JOIN documents d ON d.id = c.document_id ORDER BY 1").fetchall()
     assert rows == [("Travel", ["Travel", "Booking"], "Book flights through the portal."),
                     ("VPN", ["VPN", "Setup"], "Install the client.")]
+
+
+def test_prune_covers_a_corpus_found_inside_an_ingested_folder(
+        pool: ConnectionPool, embedder: Embedder, docs_dir: Path) -> None:
+    corpus = _corpus(docs_dir / "faq.jsonl", [{"id": "q1", "text": "first answer"},
+                                              {"id": "q2", "text": "second answer"}])
+    assert ingest_paths(pool, "t", [docs_dir], embedder=embedder).new == 4
+    _corpus(corpus, [{"id": "q2", "text": "second answer"}])
+    report = ingest_paths(pool, "t", [docs_dir], embedder=embedder, prune=True)
+    assert (report.pruned, report.unchanged) == (1, 3)
+    assert _counts(pool)[:2] == (3, 1)

@@ -1,0 +1,116 @@
+"""The SQL side of ingestion: look up versions, write a version with its chunks, archive.
+
+Every function works inside the caller's transaction on one connection, scoped to one
+(kb_id, generation), so a reindex can build a new generation beside the active one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import psycopg
+
+from store.embedding import Vectors
+from store.readers import Scope
+from store.tokenize import keyword_text
+from store.types import ChunkDraft, SourceDocument
+
+_CHUNK_COLUMNS = ("document_id, kb_id, generation, position, heading_path, text, token_count, "
+                  "tsv, embedding, dim, doc_type, source, acl, updated_at")
+_INSERT_CHUNK = (f"INSERT INTO chunks ({_CHUNK_COLUMNS}) VALUES "
+                 "(%s, %s, %s, %s, %s, %s, %s, to_tsvector('simple', %s), %s, %s, %s, %s, %s, %s)")
+
+
+@dataclass(frozen=True)
+class Stored:
+    """The newest stored version of a document key."""
+
+    id: int
+    content_hash: str
+    version: int
+    is_latest: bool  # False when it was archived (pruned) and the key comes back
+
+
+def newest_versions(conn: psycopg.Connection[Any], kb_id: int, generation: int,
+                    keys: Sequence[str]) -> dict[str, Stored]:
+    rows = conn.execute(
+        "SELECT DISTINCT ON (doc_key) doc_key, id, content_hash, version, is_latest "
+        "FROM documents WHERE kb_id = %s AND generation = %s AND doc_key = ANY(%s) "
+        "ORDER BY doc_key, version DESC",
+        [kb_id, generation, list(keys)],
+    ).fetchall()
+    return {r[0]: Stored(*r[1:]) for r in rows}
+
+
+def updated_at(doc: SourceDocument) -> datetime:
+    """When the document last changed: its metadata's ``updated_at``, its file's mtime, now."""
+    for key in ("updated_at", "mtime"):
+        value = doc.metadata.get(key)
+        if isinstance(value, str):
+            with contextlib.suppress(ValueError):
+                parsed = datetime.fromisoformat(value)
+                return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+    return datetime.now(UTC)
+
+
+def archive(conn: psycopg.Connection[Any], ids: list[int]) -> None:
+    """Mark versions archived and drop their chunks (only latest versions are searchable)."""
+    conn.execute("UPDATE documents SET is_latest = false, archived_at = now() "
+                 "WHERE id = ANY(%s)", [ids])
+    conn.execute("DELETE FROM chunks WHERE document_id = ANY(%s)", [ids])
+
+
+def write_version(conn: psycopg.Connection[Any], kb_id: int, generation: int, *,
+                  doc: SourceDocument, content_hash: str, version: int,
+                  previous_id: int | None, drafts: Sequence[ChunkDraft],
+                  inputs: Sequence[str], vectors: Vectors, dim: int) -> None:
+    """Archive ``previous_id`` (if any) and insert the new version with its chunks.
+
+    ``inputs`` are the embedding inputs (title, heading path, text); the keyword index is
+    built from the same text so both sides of hybrid search see the same words.
+    """
+    if previous_id is not None:
+        archive(conn, [previous_id])
+    changed = updated_at(doc)
+    acl = list(doc.acl)
+    row = conn.execute(
+        "INSERT INTO documents (kb_id, generation, doc_key, source, title, doc_type, "
+        "content_hash, version, acl, metadata, updated_at) "
+        "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s::jsonb, %s) RETURNING id",
+        [kb_id, generation, doc.doc_key, doc.source, doc.title, doc.doc_type, content_hash,
+         version, acl, json.dumps(doc.metadata, ensure_ascii=False, default=str), changed],
+    ).fetchone()
+    assert row is not None
+    with conn.cursor() as cur:
+        cur.executemany(_INSERT_CHUNK, [
+            (row[0], kb_id, generation, d.position, list(d.heading_path), d.text,
+             d.token_count, keyword_text(text), vec, dim, doc.doc_type, doc.source, acl,
+             changed)
+            for d, text, vec in zip(drafts, inputs, vectors, strict=True)
+        ])
+
+
+def prune_scope(conn: psycopg.Connection[Any], kb_id: int, generation: int,
+                scope: Scope) -> int:
+    """Archive latest documents of ``scope`` that this ingest did not see; return how many."""
+    if scope.kind == "folder":
+        prefix = scope.path.rstrip("/") + "/"
+        where = "left(doc_key, %s) = %s"
+        args: list[Any] = [len(prefix), prefix]
+    else:
+        where = "metadata->>'corpus' = %s"
+        args = [scope.path]
+    with conn.transaction():
+        rows = conn.execute(
+            f"SELECT id FROM documents WHERE kb_id = %s AND generation = %s AND is_latest "
+            f"AND {where} AND NOT (doc_key = ANY(%s)) FOR UPDATE",
+            [kb_id, generation, *args, list(scope.seen)],
+        ).fetchall()
+        if rows:
+            archive(conn, [r[0] for r in rows])
+    return len(rows)

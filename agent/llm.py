@@ -24,6 +24,7 @@ from pydantic import BaseModel, SecretStr, ValidationError
 
 from agent import llm_prompts as prompts
 from agent.engine import Engine, OfflineEngine
+from agent.errors import AgentError
 from agent.llm_breaker import CircuitBreaker, CircuitOpenError
 from agent.llm_schemas import (
     BridgeReply,
@@ -66,7 +67,7 @@ MAX_HISTORY_TURNS = 4
 MAX_NEXT_QUERIES = 2
 
 
-class LLMConfigError(ValueError):
+class LLMConfigError(AgentError, ValueError):
     """The settings ask for the LLM engine but do not say which model to reach."""
 
 

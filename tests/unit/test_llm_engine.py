@@ -11,6 +11,8 @@ import time
 from collections.abc import MutableMapping
 from typing import Any
 
+import httpx2 as httpx
+import openai
 import pytest
 from langchain_openai import ChatOpenAI
 from pydantic import SecretStr
@@ -19,7 +21,7 @@ from structlog.testing import capture_logs
 from agent import llm_prompts as prompts
 from agent.engine import Engine, OfflineEngine
 from agent.llm import LLMConfigError, LLMEngine, build_engine
-from agent.llm_breaker import CircuitBreaker
+from agent.llm_breaker import CircuitBreaker, is_transport_failure
 from agent.state import (
     Draft,
     EvaluateInput,
@@ -416,3 +418,18 @@ def test_server_rejecting_json_mode_is_asked_again_without_it(fake_openai: FakeO
     assert all("response_format" not in r for r in fake_openai.requests[1:])
     assert len(events(logs, "llm_json_mode_off")) == 1
     assert events(logs, "llm_fallback") == []
+
+
+def test_timeouts_and_overload_count_as_outages_but_bad_requests_do_not() -> None:
+    request = httpx.Request("POST", "http://127.0.0.1/v1/chat/completions")
+
+    def status(code: int) -> openai.APIStatusError:
+        return openai.APIStatusError("x", response=httpx.Response(code, request=request),
+                                     body=None)
+
+    assert is_transport_failure(openai.APITimeoutError(request=request))
+    assert is_transport_failure(openai.APIConnectionError(request=request))
+    assert is_transport_failure(status(503))
+    assert is_transport_failure(status(429))
+    assert not is_transport_failure(status(400))
+    assert not is_transport_failure(ValueError("malformed"))

@@ -328,3 +328,18 @@ def test_prune_covers_a_corpus_found_inside_an_ingested_folder(
     report = ingest_paths(pool, "t", [docs_dir], embedder=embedder, prune=True)
     assert (report.pruned, report.unchanged) == (1, 3)
     assert _counts(pool)[:2] == (3, 1)
+
+
+def test_document_whose_insert_fails_leaves_no_rows_and_others_commit(
+        pool: ConnectionPool, embedder: Embedder) -> None:
+    good = [SourceDocument(doc_key=f"g{i}", source="api", title=f"G{i}", text=f"good {i}")
+            for i in range(3)]
+    # PostgreSQL text cannot hold NUL: the chunk insert fails after the document row went in.
+    bad = SourceDocument(doc_key="bad", source="api:bad", title="Bad", text="nul \x00 inside")
+    report = ingest_documents(pool, "t", [good[0], bad, *good[1:]], embedder=embedder)
+    assert (report.new, report.failed) == (3, 1)
+    assert report.errors[0].startswith("api:bad: could not be stored")
+    with pool.connection() as conn:
+        keys = {r[0] for r in conn.execute("SELECT doc_key FROM documents")}
+    assert keys == {"g0", "g1", "g2"}
+    assert _counts(pool) == (3, 0, 3)

@@ -148,8 +148,10 @@ def test_upvoted_answers_export_to_a_dataset_that_ragbot_eval_runs(
     results = tmp_path / "results.jsonl"
     capsys.readouterr()
     assert run_cli(bot, embedder, ["eval", str(out), "--kb", "feedback-eval",
-                                   "--retrieval-only", "--out", str(results)]) == 0
+                                   "--out", str(results)]) == 0
     (line,) = [json.loads(x) for x in results.open(encoding="utf-8")]
     assert line["id"] == q["id"]
-    # the exported corpus, ingested into a fresh KB, still finds the gold document
+    # the exported corpus, ingested into a fresh KB, still finds and cites the gold document
     assert set(q["gold_doc_ids"]) & set(line["retrieved_doc_ids"][:10])
+    assert not line["refused"]
+    assert set(line["cited_doc_ids"]) & set(q["gold_doc_ids"])

@@ -63,6 +63,7 @@ T = TypeVar("T")
 
 ATTEMPTS = 2  # the first call and one retry
 MAX_PASSAGE_CHARS = 1200
+MAX_PROMPT_CHARS = 12000  # about 3,000-4,000 tokens of passages per request
 MAX_HISTORY_TURNS = 4
 MAX_NEXT_QUERIES = 2
 
@@ -101,10 +102,23 @@ def _reason(exc: Exception) -> str:
     return type(exc).__name__
 
 
-def _passages(passages: list[Passage]) -> list[dict[str, Any]]:
-    return [{"n": n, "title": p["title"], "section": " > ".join(p["heading_path"]),
-             "text": p["text"][:MAX_PASSAGE_CHARS]}
-            for n, p in enumerate(passages, start=1)]
+def _passages(passages: list[Passage], *, best_first: bool = False) -> list[dict[str, Any]]:
+    """Passages as the model sees them, numbered as in the step's input, within
+    ``MAX_PROMPT_CHARS``. ``best_first`` shows each search's top hits first (evaluate judges
+    the whole pool, which can be far larger than what generate receives)."""
+    numbered = list(enumerate(passages, start=1))
+    if best_first:
+        numbered.sort(key=lambda item: (item[1]["rank"], -item[1]["round"]))
+    out: list[dict[str, Any]] = []
+    used = 0
+    for n, p in numbered:
+        text = p["text"][:MAX_PASSAGE_CHARS]
+        if out and used + len(text) > MAX_PROMPT_CHARS:
+            break
+        used += len(text)
+        out.append({"n": n, "title": p["title"], "section": " > ".join(p["heading_path"]),
+                    "text": text})
+    return out
 
 
 class LLMEngine:
@@ -215,7 +229,8 @@ class LLMEngine:
             return self._fallback.evaluate(inp)  # nothing to judge
         payload = {"question": inp["question"], "query": inp["understanding"]["query"],
                    "sub_questions": [s["query"] for s in inp["plan"]["sub_questions"]],
-                   "passages": _passages(inp["passages"]), "round": inp["round"],
+                   "passages": _passages(inp["passages"], best_first=True),
+                   "round": inp["round"],
                    "max_rounds": inp["max_rounds"]}
 
         def votes() -> Evaluation:

@@ -7,6 +7,7 @@ then answered by the offline rule, with ``llm_retry`` / ``llm_fallback`` logged.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import MutableMapping
 from typing import Any
@@ -20,7 +21,7 @@ from structlog.testing import capture_logs
 
 from agent import llm_prompts as prompts
 from agent.engine import Engine, OfflineEngine
-from agent.llm import LLMConfigError, LLMEngine, build_engine
+from agent.llm import MAX_PROMPT_CHARS, LLMConfigError, LLMEngine, build_engine
 from agent.llm_breaker import CircuitBreaker, is_transport_failure
 from agent.state import (
     Draft,
@@ -433,3 +434,18 @@ def test_timeouts_and_overload_count_as_outages_but_bad_requests_do_not() -> Non
     assert is_transport_failure(status(429))
     assert not is_transport_failure(status(400))
     assert not is_transport_failure(ValueError("malformed"))
+
+
+def test_evaluate_shows_the_model_each_searchs_best_hits_within_the_prompt_budget(
+        fake_openai: FakeOpenAI) -> None:
+    filler = "无关的内容。" * 200  # 1,200 characters each
+    pool = [Passage(**{**RUNBOOK, "chunk_id": 100 + i, "text": filler, "rank": 5 + i})
+            for i in range(30)]
+    pool.append(Passage(**{**POLICY, "rank": 0}))
+    fake_openai.script({"sufficient": True}, {"sufficient": True})
+    engine_for(fake_openai).evaluate(evaluate_input(pool))
+    shown = json.loads(fake_openai.requests[0]["messages"][1]["content"])["passages"]
+    assert shown[0] == {"n": 31, "title": "变更管理制度",
+                        "section": "变更管理制度 > 4. 回滚与紧急变更", "text": POLICY["text"]}
+    assert sum(len(p["text"]) for p in shown) <= MAX_PROMPT_CHARS
+    assert len(shown) < len(pool)

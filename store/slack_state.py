@@ -102,16 +102,26 @@ def record_event(conn: psycopg.Connection, event_id: str) -> bool:
 
 
 def claim_turn(conn: psycopg.Connection, draft: TurnDraft, owner: str) -> Turn | None:
-    """Journal a question as ``accepted`` by ``owner``; None when its message was claimed
-    before (another delivery of the same message, here or on another replica)."""
+    """Journal a question as ``accepted`` by ``owner`` and mark its thread as answered by
+    the bot (help turns excepted), in one statement; None when the message was claimed
+    before (another delivery of the same message, here or on another replica).
+
+    One statement because this runs before Slack gets its ack: one round trip, atomic."""
     with conn.cursor(row_factory=dict_row) as cur:
         row = cur.execute(
             f"""
-            INSERT INTO slack_turns (team, channel, message_ts, thread_ts, thread_key, user_id,
-                                     kind, text, truncated, kb, event_id, owner)
-            VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
-            ON CONFLICT (channel, message_ts) DO NOTHING
-            RETURNING {_TURN_COLUMNS}
+            WITH turn AS (
+                INSERT INTO slack_turns (team, channel, message_ts, thread_ts, thread_key,
+                                         user_id, kind, text, truncated, kb, event_id, owner)
+                VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
+                ON CONFLICT (channel, message_ts) DO NOTHING
+                RETURNING {_TURN_COLUMNS}
+            ), thread AS (
+                INSERT INTO slack_threads (channel, thread_ts, team, thread_key, kb)
+                SELECT channel, thread_ts, team, thread_key, kb FROM turn WHERE kind <> 'help'
+                ON CONFLICT (channel, thread_ts) DO UPDATE SET last_turn_at = now()
+            )
+            SELECT * FROM turn
             """,
             [draft.team, draft.channel, draft.message_ts, draft.thread_ts, draft.thread_key,
              draft.user_id, draft.kind, draft.text, draft.truncated, draft.kb, draft.event_id,

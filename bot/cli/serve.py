@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from typing import TYPE_CHECKING
 
@@ -37,11 +38,13 @@ def _missing(ctx: AppContext, http: bool) -> list[str]:
 def handle(args: argparse.Namespace, ctx: AppContext) -> int:
     import structlog
 
-    from bot.cli.ask import build_cli_agent
+    from agent.api import build_agent
+    from agent.factory import engine_from_settings
     from bot.jobs import JobQueue
     from bot.slack.app import create_deps
     from bot.slack.listeners.commands import start_job_worker
     from bot.slack.service import SlackService
+    from store.db import open_pool
 
     log = structlog.get_logger("ragbot.serve")
     http = args.http or not ctx.settings.slack_app_token
@@ -53,13 +56,16 @@ def handle(args: argparse.Namespace, ctx: AppContext) -> int:
     settings = ctx.settings
     if http and settings.slack_app_token:  # --http wins over SLACK_APP_TOKEN
         settings = settings.model_copy(update={"slack_app_token": None})
-    agent = build_cli_agent(ctx)
-    deps = create_deps(settings, pool=ctx.pool, agent=agent, kb=args.kb,
+    # every HTTP request thread, listener and agent turn may hold a connection at once
+    pool = open_pool(ctx.database_url, max_size=args.workers * 3 + 16)
+    agent = build_agent(pool, ctx.embedder, engine=engine_from_settings(settings))
+    deps = create_deps(settings, pool=pool, agent=agent, kb=args.kb,
                        embedder=ctx.embedder, work_workers=args.workers,
                        jobs=JobQueue(ctx.pool), ctx=ctx)
     service = SlackService(deps)
     # reindex jobs run in this process too; more workers can join on the same database
     worker = start_job_worker(ctx.database_url, ctx.pool, ctx.embedder, deps.client)
+    signal.signal(signal.SIGTERM, _interrupt)  # docker stop: finish in-flight turns
     log.info("serve_starting", mode="http" if http else "socket_mode", kb=deps.default_kb,
              channel_kbs=len(deps.channel_kbs))
     try:
@@ -73,4 +79,9 @@ def handle(args: argparse.Namespace, ctx: AppContext) -> int:
         service.stop()
         worker.stop()
         agent.close()
+        pool.close()
     return 0
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt

@@ -16,6 +16,13 @@ from slack_bolt import App, BoltRequest
 EVENTS_PATH = "/slack/events"
 
 
+class _Server(ThreadingHTTPServer):
+    # socketserver's default backlog of 5 drops or delays (SYN retry: 1 s) connections
+    # in a burst of events; Slack sends bursts.
+    request_queue_size = 1024
+    daemon_threads = True
+
+
 class SlackHTTPServer:
     """Serves ``app`` on ``host:port`` (port 0 picks a free one; see ``.port``)."""
 
@@ -56,8 +63,7 @@ class SlackHTTPServer:
             def log_message(self, format: str, *args: Any) -> None:
                 return  # Bolt and the listeners log what matters
 
-        self._server = ThreadingHTTPServer((host, port), Handler)
-        self._server.daemon_threads = True
+        self._server = _Server((host, port), Handler)
         self._thread: threading.Thread | None = None
 
     @property

@@ -41,20 +41,15 @@ def lang_of(text: str) -> str:
 
 def accept(deps: SlackDeps, q: Incoming, *, kind: TurnKind, event_id: str | None,
            text: str | None = None, message_ts: str | None = None) -> Turn | None:
-    """Journal the question and mark its thread as answered by the bot, in one
-    transaction. None when the message was already claimed (a duplicate delivery)."""
+    """Journal the question and mark its thread as answered by the bot (one statement).
+    None when the message was already claimed (a duplicate delivery)."""
     draft = TurnDraft(
         team=q.team, channel=q.channel, message_ts=message_ts or q.message_ts,
         thread_ts=q.thread_ts, thread_key=q.thread_key, user_id=q.user, kind=kind,
         text=q.text if text is None else text, kb=deps.kb_for(q.channel),
         truncated=q.truncated, event_id=event_id)
-    with deps.pool.connection() as conn, conn.transaction():
-        turn = slack_state.claim_turn(conn, draft, deps.instance_id)
-        if turn is not None and kind != "help":
-            slack_state.register_thread(conn, team=q.team, channel=q.channel,
-                                        thread_ts=q.thread_ts, thread_key=q.thread_key,
-                                        kb=draft.kb)
-    return turn
+    with deps.pool.connection() as conn:
+        return slack_state.claim_turn(conn, draft, deps.instance_id)
 
 
 class TurnRunner:

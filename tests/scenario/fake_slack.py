@@ -26,6 +26,11 @@ from urllib.parse import parse_qsl, urlsplit
 _JSON_FIELDS = ("blocks", "attachments", "view", "metadata")
 
 
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 1024  # the default of 5 drops connections in a burst
+    daemon_threads = True
+
+
 @dataclass(frozen=True)
 class Call:
     """One request the fake received."""
@@ -127,8 +132,7 @@ class FakeSlack:
             def log_message(self, format: str, *args: Any) -> None:
                 return  # keep test output clean
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
+        self._server = _Server(("127.0.0.1", 0), Handler)
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True,
                                         name="fake-slack")
         self._thread.start()
@@ -214,6 +218,7 @@ class FakeSlack:
     # ------------------------------------------------------------------ HTTP
 
     def _handle(self, req: BaseHTTPRequestHandler) -> None:
+        arrived = time.monotonic()
         parts = urlsplit(req.path)
         method = parts.path.rsplit("/", 1)[-1]
         length = int(req.headers.get("Content-Length") or 0)
@@ -226,7 +231,7 @@ class FakeSlack:
 
         status, headers, payload = self._answer(method, body, token)
         with self._cond:
-            self._calls.append(Call(method, body, token, time.monotonic(), status))
+            self._calls.append(Call(method, body, token, arrived, status))
             self._cond.notify_all()
         data = json.dumps(payload).encode()
         req.send_response(status)

@@ -20,8 +20,12 @@ from typing import Any
 
 import numpy as np
 import psycopg
+from pgvector.psycopg import register_vector
 from psycopg import sql
 from psycopg.conninfo import make_conninfo
+from psycopg_pool import ConnectionPool
+
+from store.db import open_pool
 
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
 DEFAULT_HOME = Path(os.environ.get("RAGBOT_BENCH_HOME", "/tmp/ragbot-bench"))  # noqa: S108 - a scratch server, never shared state
@@ -57,6 +61,24 @@ def drop_database(admin: str, url: str) -> None:
     with psycopg.connect(admin, autocommit=True) as conn:
         conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(
             sql.Identifier(str(dbname))))
+
+
+def bench_pool(url: str, *, auto_prepare: bool = False, max_size: int = 2) -> ConnectionPool:
+    """A pool like ``store.db.open_pool``'s (migrated, pgvector registered, autocommit).
+
+    Without ``auto_prepare`` psycopg never prepares statements server-side. With it (the
+    psycopg default, and what open_pool does today), a statement run 5 times on a connection
+    is prepared, and after 5 more executions PostgreSQL may switch to a generic plan, which
+    for the hybrid search statement is about 30x slower (seconds at 10k chunks).
+    """
+    if auto_prepare:
+        return open_pool(url, max_size=max_size)
+    open_pool(url, max_size=1).close()  # applies the migrations
+    pool = ConnectionPool(url, min_size=1, max_size=max_size,
+                          kwargs={"autocommit": True, "prepare_threshold": None},
+                          configure=register_vector, open=True)
+    pool.wait()
+    return pool
 
 
 def percentile(values: Sequence[float], q: float) -> float:

@@ -21,6 +21,7 @@ from typing import Any
 from bench.common import (
     add_database_args,
     admin_url,
+    bench_pool,
     drop_database,
     fresh_database,
     peak_rss_mb,
@@ -77,7 +78,6 @@ def _spawn(name: str, url: str, corpus: Path, searches: int) -> dict[str, Any]:
 
 def _child(args: argparse.Namespace) -> dict[str, Any]:
     from bot.logging_setup import configure_logging  # noqa: PLC0415 - the child's own imports
-    from store.db import open_pool  # noqa: PLC0415
     from store.embedding import load_embedder  # noqa: PLC0415
 
     configure_logging("WARNING")
@@ -85,7 +85,7 @@ def _child(args: argparse.Namespace) -> dict[str, Any]:
     embedder.embed_query("warm up")
     if args.child == "load":
         return {"peak_rss_mb": round(peak_rss_mb(), 1), "work": "load the embedder"}
-    pool = open_pool(args.url, max_size=2)
+    pool = bench_pool(args.url)  # no generic-plan trap in the searches (see bench_pool)
     try:
         if args.child == "ingest":
             from store.ingest import ingest_paths  # noqa: PLC0415

@@ -21,6 +21,7 @@ import psycopg
 from bench.common import (
     add_database_args,
     admin_url,
+    bench_pool,
     drop_database,
     fresh_database,
     percentile,
@@ -29,7 +30,7 @@ from bench.common import (
 )
 from bench.synthetic import CachedQueryEmbedder, QuerySample, create_kb, load_chunks, model_name
 from bot.logging_setup import configure_logging
-from store.db import ensure_vector_index, open_pool
+from store.db import ensure_vector_index
 from store.fusion import FusionMode
 from store.search import DEFAULT_CANDIDATES, search, tsquery_text
 from store.tokenize import query_terms
@@ -58,6 +59,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--build-workers", type=int, default=1,
                         help="max_parallel_maintenance_workers for the HNSW build")
     parser.add_argument("--keep", action="store_true", help="keep the benchmark databases")
+    parser.add_argument("--auto-prepare", action="store_true",
+                        help="let psycopg prepare statements (its default; see bench_pool)")
     args = parser.parse_args(argv)
     configure_logging("WARNING")
 
@@ -79,7 +82,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def run_size(url: str, size: int, args: argparse.Namespace,
              modes: Sequence[FusionMode]) -> dict[str, Any]:
-    pool = open_pool(url, max_size=2)
+    pool = bench_pool(url, auto_prepare=args.auto_prepare)
     try:
         with pool.connection() as conn:
             kb_id = create_kb(conn, KB, args.dim)

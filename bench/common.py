@@ -12,6 +12,7 @@ import json
 import os
 import platform
 import resource
+import subprocess
 import sys
 import time
 from collections.abc import Sequence
@@ -92,11 +93,25 @@ def peak_rss_mb() -> float:
 
 def machine() -> dict[str, Any]:
     return {
+        "commit": _commit(),
         "cpus": os.cpu_count(),
         "loadavg": [round(x, 2) for x in os.getloadavg()],
         "python": platform.python_version(),
         "platform": platform.platform(),
     }
+
+
+def _commit() -> str:
+    """The checked-out commit (with "+dirty" when files differ), so figures name their code."""
+    root = Path(__file__).resolve().parent.parent
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root,  # noqa: S607
+                              capture_output=True, text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],  # noqa: S607
+                               cwd=root, capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return head + ("+dirty" if dirty.strip() else "")
 
 
 def print_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:

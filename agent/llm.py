@@ -35,7 +35,9 @@ from agent.llm_schemas import (
     RouteReply,
     UnderstandReply,
     VerifyReply,
+    merge_votes,
     parse_object,
+    prompt_passages,
 )
 from agent.offline.generate import refusal
 from agent.state import (
@@ -44,14 +46,11 @@ from agent.state import (
     Draft,
     EvaluateInput,
     Evaluation,
-    FilterSpec,
     GenerateInput,
-    Passage,
     Plan,
     PlanInput,
     RouteDecision,
     RouteInput,
-    SubQuestion,
     Understanding,
     UnderstandInput,
     Verdict,
@@ -62,10 +61,7 @@ R = TypeVar("R", bound=BaseModel)
 T = TypeVar("T")
 
 ATTEMPTS = 2  # the first call and one retry
-MAX_PASSAGE_CHARS = 1200
-MAX_PROMPT_CHARS = 12000  # about 3,000-4,000 tokens of passages per request
 MAX_HISTORY_TURNS = 4
-MAX_NEXT_QUERIES = 2
 
 
 class LLMConfigError(AgentError, ValueError):
@@ -100,25 +96,6 @@ def _reason(exc: Exception) -> str:
     if isinstance(exc, ReplyError | CircuitOpenError):
         return str(exc)
     return type(exc).__name__
-
-
-def _passages(passages: list[Passage], *, best_first: bool = False) -> list[dict[str, Any]]:
-    """Passages as the model sees them, numbered as in the step's input, within
-    ``MAX_PROMPT_CHARS``. ``best_first`` shows each search's top hits first (evaluate judges
-    the whole pool, which can be far larger than what generate receives)."""
-    numbered = list(enumerate(passages, start=1))
-    if best_first:
-        numbered.sort(key=lambda item: (item[1]["rank"], -item[1]["round"]))
-    out: list[dict[str, Any]] = []
-    used = 0
-    for n, p in numbered:
-        text = p["text"][:MAX_PASSAGE_CHARS]
-        if out and used + len(text) > MAX_PROMPT_CHARS:
-            break
-        used += len(text)
-        out.append({"n": n, "title": p["title"], "section": " > ".join(p["heading_path"]),
-                    "text": text})
-    return out
 
 
 class LLMEngine:
@@ -216,7 +193,7 @@ class LLMEngine:
     def bridge(self, inp: BridgeInput) -> Bridge:
         if not inp["found"]:
             return self._fallback.bridge(inp)  # nothing to bridge from
-        payload = {"sub_question": inp["sub_question"], "found": _passages(inp["found"])}
+        payload = {"sub_question": inp["sub_question"], "found": prompt_passages(inp["found"])}
         return self._with_fallback(
             "bridge",
             lambda: self._ask("bridge", prompts.BRIDGE, payload, BridgeReply,
@@ -229,14 +206,15 @@ class LLMEngine:
             return self._fallback.evaluate(inp)  # nothing to judge
         payload = {"question": inp["question"], "query": inp["understanding"]["query"],
                    "sub_questions": [s["query"] for s in inp["plan"]["sub_questions"]],
-                   "passages": _passages(inp["passages"], best_first=True),
+                   "passages": prompt_passages(inp["passages"], best_first=True),
                    "round": inp["round"],
                    "max_rounds": inp["max_rounds"]}
 
         def votes() -> Evaluation:
-            first = self._ask("evaluate", prompts.EVALUATE, payload, EvaluateVote, _same)
-            second = self._ask("evaluate", prompts.EVALUATE_STRICT, payload, EvaluateVote, _same)
-            return _merge_votes([first, second], inp)
+            first = self._ask("evaluate", prompts.EVALUATE, payload, EvaluateVote, _vote)
+            second = self._ask("evaluate", prompts.EVALUATE_STRICT, payload, EvaluateVote,
+                               _vote)
+            return merge_votes([first, second], inp)
 
         return self._with_fallback("evaluate", votes, lambda: self._fallback.evaluate(inp))
 
@@ -245,7 +223,7 @@ class LLMEngine:
         if inp["route"] == "direct_answer" or not inp["passages"]:
             return self._fallback.generate(inp)  # canned greeting, or nothing to cite
         payload = {"question": inp["question"], "language": language,
-                   "queries": inp["queries"], "passages": _passages(inp["passages"]),
+                   "queries": inp["queries"], "passages": prompt_passages(inp["passages"]),
                    "rejected": inp["rejected"]}
         return self._with_fallback(
             "generate",
@@ -261,7 +239,7 @@ class LLMEngine:
         payload = {"question": inp["question"],
                    "sentences": [{"text": s["text"], "cites": s["cites"]}
                                  for s in draft["sentences"]],
-                   "passages": _passages(inp["passages"])}
+                   "passages": prompt_passages(inp["passages"])}
         return self._with_fallback(
             "verify",
             lambda: self._ask("verify", prompts.VERIFY, payload, VerifyReply,
@@ -269,29 +247,8 @@ class LLMEngine:
             lambda: self._fallback.verify(inp))
 
 
-def _same(vote: EvaluateVote) -> EvaluateVote:
+def _vote(vote: EvaluateVote) -> EvaluateVote:
     return vote
-
-
-def _merge_votes(votes: list[EvaluateVote], inp: EvaluateInput) -> Evaluation:
-    if all(v.sufficient for v in votes):
-        return Evaluation(sufficient=True, missing=[], next_queries=[],
-                          reason="both votes: sufficient")
-    missing = list(dict.fromkeys(m.strip() for v in votes if not v.sufficient
-                                 for m in v.missing if m.strip()))
-    queries = list(dict.fromkeys(q.strip() for v in votes if not v.sufficient
-                                 for q in v.next_queries if q.strip()))
-    if not queries:  # a vote that names what is missing but no query: search for it
-        base = inp["understanding"]["query"]
-        queries = [f"{base} {m}" for m in missing]
-    next_round = inp["round"] + 1
-    next_queries = [SubQuestion(id=f"r{next_round}q{i}", query=q, depends_on=[],
-                                filters=FilterSpec(doc_types=[], sources=[]))
-                    for i, q in enumerate(queries[:MAX_NEXT_QUERIES], start=1)]
-    reasons = "; ".join(v.reason for v in votes if not v.sufficient and v.reason)
-    return Evaluation(sufficient=False, missing=missing, next_queries=next_queries,
-                      reason=f"insufficient by {sum(not v.sufficient for v in votes)} of 2 "
-                             f"votes" + (f": {reasons}" if reasons else ""))
 
 
 def build_engine(settings: EngineSettings, *, chat: BaseChatModel | None = None) -> Engine:

@@ -18,6 +18,8 @@ from agent.state import (
     Bridge,
     ClarifyRequest,
     Draft,
+    EvaluateInput,
+    Evaluation,
     Facets,
     FilterSpec,
     Passage,
@@ -30,6 +32,9 @@ from agent.state import (
 )
 
 MAX_SUB_QUESTIONS = 4
+MAX_NEXT_QUERIES = 2
+MAX_PASSAGE_CHARS = 1200
+MAX_PROMPT_CHARS = 12000  # about 3,000-4,000 tokens of passages per request
 MAX_OPTIONS = 3
 _FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.I)
 # Reasoning models (Qwen3, DeepSeek-R1 served raw) think aloud before the JSON.
@@ -187,6 +192,47 @@ class VerifyReply(_Reply):
         if not flagged:
             raise ReplyError("unsupported sentences do not match the draft")
         return Verdict(supported=False, unsupported=flagged, reason=self.reason or "llm judge")
+
+
+def prompt_passages(passages: list[Passage], *, best_first: bool = False) -> list[dict[str, Any]]:
+    """Passages as the model sees them, numbered as in the step's input, within
+    ``MAX_PROMPT_CHARS``. ``best_first`` shows each search's top hits first (evaluate judges
+    the whole pool, which can be far larger than what generate receives)."""
+    numbered = list(enumerate(passages, start=1))
+    if best_first:
+        numbered.sort(key=lambda item: (item[1]["rank"], -item[1]["round"]))
+    out: list[dict[str, Any]] = []
+    used = 0
+    for n, p in numbered:
+        text = p["text"][:MAX_PASSAGE_CHARS]
+        if out and used + len(text) > MAX_PROMPT_CHARS:
+            break
+        used += len(text)
+        out.append({"n": n, "title": p["title"], "section": " > ".join(p["heading_path"]),
+                    "text": text})
+    return out
+
+
+def merge_votes(votes: list[EvaluateVote], inp: EvaluateInput) -> Evaluation:
+    """Sufficient only when every vote says so; the dissenters' gaps become next queries."""
+    if all(v.sufficient for v in votes):
+        return Evaluation(sufficient=True, missing=[], next_queries=[],
+                          reason="both votes: sufficient")
+    missing = list(dict.fromkeys(m.strip() for v in votes if not v.sufficient
+                                 for m in v.missing if m.strip()))
+    queries = list(dict.fromkeys(q.strip() for v in votes if not v.sufficient
+                                 for q in v.next_queries if q.strip()))
+    if not queries:  # a vote that names what is missing but no query: search for it
+        base = inp["understanding"]["query"]
+        queries = [f"{base} {m}" for m in missing]
+    next_round = inp["round"] + 1
+    next_queries = [SubQuestion(id=f"r{next_round}q{i}", query=q, depends_on=[],
+                                filters=FilterSpec(doc_types=[], sources=[]))
+                    for i, q in enumerate(queries[:MAX_NEXT_QUERIES], start=1)]
+    reasons = "; ".join(v.reason for v in votes if not v.sufficient and v.reason)
+    return Evaluation(sufficient=False, missing=missing, next_queries=next_queries,
+                      reason=f"insufficient by {sum(not v.sufficient for v in votes)} of 2 "
+                             f"votes" + (f": {reasons}" if reasons else ""))
 
 
 def _clean(values: list[str]) -> list[str]:

@@ -21,8 +21,9 @@ from structlog.testing import capture_logs
 
 from agent import llm_prompts as prompts
 from agent.engine import Engine, OfflineEngine
-from agent.llm import MAX_PROMPT_CHARS, LLMConfigError, LLMEngine, build_engine
+from agent.llm import LLMConfigError, LLMEngine, build_engine
 from agent.llm_breaker import CircuitBreaker, is_transport_failure
+from agent.llm_schemas import MAX_PROMPT_CHARS
 from agent.state import (
     Draft,
     EvaluateInput,

@@ -30,6 +30,7 @@ from agent.state import (
     Understanding,
     Verdict,
 )
+from store.tokenize import cjk_ratio
 
 MAX_SUB_QUESTIONS = 4
 MAX_NEXT_QUERIES = 2
@@ -91,10 +92,13 @@ class RouteReply(_Reply):
     options: list[str] = []
 
     def to_state(self, facets: Facets, offline: RouteDecision) -> RouteDecision:
-        """Search is never skipped on the model's word alone; options must exist in the KB."""
+        """Rules first: the model cannot skip search for a knowledge question nor narrow a
+        comparison or chained question to one search; clarify options must exist in the KB."""
         if self.route == "direct_answer" and offline["route"] != "direct_answer":
             return RouteDecision(route=offline["route"], clarification=offline["clarification"],
                                  reason="model said direct_answer; a knowledge question searches")
+        if self.route == "single_retrieval" and offline["route"] == "multi_retrieval":
+            return offline
         if self.route != "clarify":
             return RouteDecision(route=self.route, reason=self.reason or "llm",
                                  clarification=None)
@@ -174,7 +178,10 @@ class GenerateReply(_Reply):
             if looks_like_instruction(text):
                 raise ReplyError("sentence repeats an instruction from a document")
             sentences.append(Sentence(text=text, cites=sorted(set(s.cites))))
-        return Draft(sentences=sentences, refused=False, text=render(sentences, language))
+        text = render(sentences, language)
+        if not _in_language(text, language):
+            raise ReplyError("answer not in the question's language")
+        return Draft(sentences=sentences, refused=False, text=text)
 
 
 class VerifyReply(_Reply):
@@ -233,6 +240,13 @@ def merge_votes(votes: list[EvaluateVote], inp: EvaluateInput) -> Evaluation:
     return Evaluation(sufficient=False, missing=missing, next_queries=next_queries,
                       reason=f"insufficient by {sum(not v.sufficient for v in votes)} of 2 "
                              f"votes" + (f": {reasons}" if reasons else ""))
+
+
+def _in_language(text: str, language: str) -> bool:
+    """Loose on purpose: Chinese answers quote English terms (Redis, maxmemory) and English
+    answers quote Chinese titles."""
+    ratio = cjk_ratio(text)
+    return ratio >= 0.1 if language == "zh" else ratio < 0.5
 
 
 def _clean(values: list[str]) -> list[str]:

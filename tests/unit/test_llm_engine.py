@@ -136,6 +136,12 @@ def test_route_never_skips_search_for_a_knowledge_question(fake_openai: FakeOpen
     assert out["route"] in {"single_retrieval", "multi_retrieval"}
 
 
+def test_route_keeps_a_comparison_on_several_searches(fake_openai: FakeOpenAI) -> None:
+    fake_openai.script({"route": "single_retrieval"})
+    out = engine_for(fake_openai).route(route_input("请假制度和报销流程有什么区别"))
+    assert out["route"] == "multi_retrieval"
+
+
 def test_route_clarify_keeps_only_options_that_exist_in_the_kb(
         fake_openai: FakeOpenAI) -> None:
     fake_openai.script({"route": "clarify", "clarify_question": "你想看哪份资料？",
@@ -329,6 +335,17 @@ def test_citation_of_a_passage_that_does_not_exist_falls_back(fake_openai: FakeO
                        {"refused": False, "sentences": [{"text": "需要二次审批。", "cites": [0]}]})
     inp = generate_input([RUNBOOK, POLICY])
     assert engine_for(fake_openai).generate(inp) == OFFLINE.generate(inp)
+
+
+def test_answer_in_the_wrong_language_is_retried(fake_openai: FakeOpenAI) -> None:
+    fake_openai.script(
+        {"refused": False, "sentences": [{"text": "Rollback needs a second approval.",
+                                          "cites": [2]}]},
+        {"refused": False, "sentences": [{"text": "回滚需要二次审批（由 CAB 成员或 CTO 审批）。",
+                                          "cites": [2]}]})
+    out = engine_for(fake_openai).generate(generate_input([RUNBOOK, POLICY]))
+    assert out["text"] == "回滚需要二次审批（由 CAB 成员或 CTO 审批）。[2]"
+    assert len(fake_openai.requests) == 2
 
 
 def test_steps_with_nothing_to_judge_do_not_call_the_model(fake_openai: FakeOpenAI) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agent.offline.plan import best_sentence, candidate_entities
-from agent.offline.text import content_terms, coverage, norm, term_set
+from agent.offline.text import content_terms, coverage, norm, term_set, terms_of
 from agent.state import EvaluateInput, Evaluation, FilterSpec, Passage, SubQuestion
 
 # A passage answering the question usually holds nearly all of its topic terms.
@@ -11,17 +11,17 @@ SUFFICIENT_COVERAGE = 0.75
 MAX_NEXT_QUERIES = 2
 
 
-def passage_terms(p: Passage) -> set[str]:
-    return term_set(p["title"] + " " + p["text"])
+def passage_terms(p: Passage, terms: list[str]) -> set[str]:
+    return terms_of(p["title"] + " " + p["text"], terms)
 
 
 def best_coverage(terms: list[str], passages: list[Passage], *, pairs: bool = False) -> float:
     """Share of ``terms`` in the best passage, or in the best two together (``pairs``: a
     bridge question's answer spans the passage naming the bridge and the one about it)."""
-    sets = [passage_terms(p) for p in passages]
+    sets = [passage_terms(p, terms) for p in passages]
     best = max((coverage(terms, s) for s in sets), default=0.0)
     if pairs:
-        top = [passage_terms(p) for p in sorted(passages, key=lambda p: p["rank"])[:8]]
+        top = [passage_terms(p, terms) for p in sorted(passages, key=lambda p: p["rank"])[:8]]
         for i, a in enumerate(top):
             for b in top[i + 1:]:
                 best = max(best, coverage(terms, a | b))
@@ -31,7 +31,7 @@ def best_coverage(terms: list[str], passages: list[Passage], *, pairs: bool = Fa
 def missing_terms(terms: list[str], passages: list[Passage]) -> list[str]:
     seen: set[str] = set()
     for p in passages:
-        seen |= passage_terms(p)
+        seen |= passage_terms(p, terms)
     return [t for t in terms if t not in seen]
 
 

@@ -13,7 +13,7 @@ import re
 from agent import messages
 from agent.offline.compare import comparison_lead
 from agent.offline.route import is_chitchat, is_comparison
-from agent.offline.text import content_terms, coverage, norm, split_sentences, term_set
+from agent.offline.text import content_terms, coverage, norm, split_sentences, terms_of
 from agent.state import Draft, GenerateInput, Passage, Sentence
 
 MAX_SENTENCES = 3
@@ -32,7 +32,7 @@ _THANKS = re.compile(r"(thank|thx|cheers|谢|感谢)", re.I)
 def evidence_coverage(terms: list[str], passages: list[Passage], *, several: bool) -> float:
     """Share of the question's terms the best passage holds (or the best two together, when
     the question spans several documents)."""
-    sets = [term_set(p["title"] + " " + p["text"]) for p in passages]
+    sets = [terms_of(p["title"] + " " + p["text"], terms) for p in passages]
     best = max((coverage(terms, s) for s in sets), default=0.0)
     if several:
         top = sets[:8]
@@ -47,7 +47,7 @@ def looks_like_instruction(sentence: str) -> bool:
 
 
 def _idf(terms: list[str], passages: list[Passage]) -> dict[str, float]:
-    sets = [term_set(p["title"] + " " + p["text"]) for p in passages]
+    sets = [terms_of(p["title"] + " " + p["text"], terms) for p in passages]
     n = len(sets) or 1
     return {t: math.log(1 + n / (1 + sum(1 for s in sets if t in s))) + 0.1 for t in terms}
 
@@ -79,16 +79,18 @@ def generate(inp: GenerateInput) -> Draft:
     rejected = {norm(s) for s in inp["rejected"]}
     idf = _idf(terms, passages)
     # How well each passage as a whole (title and headings included) fits, and its rank.
-    fit = [_score(terms, idf, term_set(_frame(p) + " " + p["text"])) + 0.5 / (1 + p["rank"])
-           for p in passages]
+    fit = [_score(terms, idf, terms_of(_frame(p) + " " + p["text"], terms))
+           + 0.5 / (1 + p["rank"]) for p in passages]
+    all_terms = list(dict.fromkeys(t for q in [u["query"], *inp["queries"]]
+                                   for t in content_terms(q)))
     candidates: list[tuple[float, int, str, set[str]]] = []
     wants_number = bool(_NUMERIC.search(inp["question"]))
     for n, p in enumerate(passages, start=1):
-        frame_terms = term_set(_frame(p))
+        frame_terms = terms_of(_frame(p), terms)
         for s in split_sentences(p["text"]):
             if looks_like_instruction(s) or norm(s) in rejected or _is_code(s):
                 continue
-            st = term_set(s)
+            st = terms_of(s, all_terms)
             # Headings count: a step under "Redis 内存满了怎么办" is about Redis memory.
             score = (_score(terms, idf, st) + 0.3 * _score(terms, idf, st | frame_terms)
                      + 0.4 * fit[n - 1] + (0.15 if wants_number and _DIGIT.search(s) else 0))

@@ -27,7 +27,8 @@ GENERIC = frozenset([
     "怎么办", "怎么样", "告诉", "一下", "可以", "能", "能否", "是否", "应该", "需要",
     "知道", "关于", "问题", "情况", "方面", "东西", "相关", "哪里", "还", "还是", "呢",
     "吗", "多少", "几", "是不是", "有没有", "一些", "如果", "那么", "所以", "但是",
-    "因为", "然后", "时候", "时", "后", "前",
+    "因为", "然后", "时候", "时", "后", "前", "什么样", "是什么", "哪儿",
+    "为何",
 ])
 
 _SENT_END = re.compile(r"(?<=[。！？!?；;])|(?<=[.])\s+(?=[A-Z0-9\"'(\[])|\n+")
@@ -77,6 +78,19 @@ def content_terms(text: str) -> list[str]:
 
 def term_set(text: str) -> set[str]:
     return {t for t in tokens(text) if t not in STOPWORDS and t not in GENERIC}
+
+
+def term_hits(terms: list[str], text: str) -> set[str]:
+    """The ``terms`` that occur in ``text``: as tokens for Latin words, as substrings for
+    Chinese ones (jieba may cut an unknown name differently in another context)."""
+    tokens_ = term_set(text)
+    flat = norm(text)
+    return {t for t in terms if t in tokens_ or (_IS_CJK.search(t) and t in flat)}
+
+
+def terms_of(text: str, query_terms_: list[str]) -> set[str]:
+    """Tokens of ``text`` plus the query terms it contains (see ``term_hits``)."""
+    return term_set(text) | term_hits(query_terms_, text)
 
 
 def split_sentences(text: str) -> list[str]:

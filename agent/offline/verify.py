@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent.offline.text import content_terms, ngram_containment, strip_citations, term_set
+from agent.offline.text import content_terms, ngram_containment, strip_citations, term_hits
 from agent.state import Verdict, VerifyInput
 
 # Extractive sentences score 1.0; light edits (punctuation, a joined clause) stay above this.
@@ -14,7 +14,7 @@ def support(sentence: str, source: str) -> float:
     claim = strip_citations(sentence)
     source = source.replace("**", "").replace("__", "")  # as split_sentences drops them
     terms = content_terms(claim)
-    term_share = (sum(1 for t in terms if t in term_set(source)) / len(terms)) if terms else 1.0
+    term_share = len(term_hits(terms, source)) / len(terms) if terms else 1.0
     return min(term_share, ngram_containment(claim, source))
 
 

@@ -36,8 +36,10 @@ def test_ask_json_prints_the_answer_with_citations_and_a_trace_id(cli_env, capsy
     assert out["citations"][0]["doc_id"] == "vpn"
     assert out["citations"][0]["title"] == "VPN setup"
     assert out["citations"][0]["source"] == "kb/vpn.md"
-    assert out["refused"] is False and out["route"] == "single_retrieval"
-    assert out["rounds"] >= 1 and out["latency_ms"] > 0
+    assert out["refused"] is False
+    assert out["route"] == "single_retrieval"
+    assert out["rounds"] >= 1
+    assert out["latency_ms"] > 0
     assert set(out) >= {"rewritten_query", "trace_id", "thread_id"}
 
     assert main(["trace", out["trace_id"]]) == 0

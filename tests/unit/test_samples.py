@@ -9,6 +9,8 @@ from typing import Any
 import pytest
 import yaml
 
+from store.readers import ReadFailure, plan, read_plan
+
 KB = Path(__file__).resolve().parents[2] / "samples" / "kb"
 DOC_TYPES = {"runbook", "policy", "report", "faq"}
 _FRONT = re.compile(r"\A---\n(.*?)\n---\n", re.DOTALL)
@@ -44,7 +46,8 @@ def test_sample_kb_has_between_20_and_30_documents() -> None:
 @pytest.mark.parametrize("path", _markdown(), ids=lambda p: p.name)
 def test_markdown_front_matter_has_title_doc_type_and_valid_acl(path: Path) -> None:
     meta = _front_matter(path)
-    assert isinstance(meta.get("title"), str) and meta["title"].strip()
+    assert isinstance(meta.get("title"), str)
+    assert meta["title"].strip()
     assert meta.get("doc_type") in DOC_TYPES
     for principal in meta.get("acl", ["public"]):
         assert _ACL.match(principal), f"{path.name}: bad acl entry {principal!r}"
@@ -59,7 +62,8 @@ def test_both_languages_and_every_doc_type_are_present() -> None:
     metas = [_front_matter(p) for p in _markdown()]
     chinese = [m for m in metas if _CJK.search(m["title"])]
     english = [m for m in metas if not _CJK.search(m["title"])]
-    assert len(chinese) >= 8 and len(english) >= 8
+    assert len(chinese) >= 8
+    assert len(english) >= 8
     assert {m["doc_type"] for m in metas} == DOC_TYPES
 
 
@@ -71,7 +75,8 @@ def test_some_documents_are_restricted_to_groups_channels_and_users() -> None:
 def test_alert_runbook_points_to_the_policy_that_answers_the_second_hop() -> None:
     runbook = (KB / "alert-storm-runbook.md").read_text(encoding="utf-8")
     policy = (KB / "change-management-policy.md").read_text(encoding="utf-8")
-    assert "回滚" in runbook and "《变更管理制度》" in runbook
+    assert "回滚" in runbook
+    assert "《变更管理制度》" in runbook
     assert "二次审批" not in runbook  # the answer must need the second hop
     assert _front_matter(KB / "change-management-policy.md")["title"] == "变更管理制度"
     assert "回滚需要二次审批" in policy
@@ -84,4 +89,19 @@ def test_redis_runbook_has_a_persistence_section_for_the_follow_up() -> None:
 
 def test_injection_document_carries_instructions_and_a_channel_ping() -> None:
     text = (KB / "supplier-onboarding-notes.md").read_text(encoding="utf-8")
-    assert "Ignore all previous instructions" in text and "<!channel>" in text
+    assert "Ignore all previous instructions" in text
+    assert "<!channel>" in text
+
+
+def test_the_ingest_reader_reads_every_sample_with_its_title_type_and_acl() -> None:
+    items = list(read_plan(plan([KB])))
+    failures = [i for i in items if isinstance(i, ReadFailure)]
+    assert failures == []
+    docs = {Path(d.source).name: d for d in items if not isinstance(d, ReadFailure)}
+    assert len(docs) == len([p for p in KB.iterdir() if p.suffix in {".md", ".txt", ".html"}])
+    assert docs["change-management-policy.md"].title == "变更管理制度"
+    assert docs["change-management-policy.md"].doc_type == "policy"
+    assert docs["salary-adjustment-2027.md"].acl == ("user:U0ADMIN", "channel:C0PRIVATE")
+    assert docs["finance-q3-2026-briefing.md"].acl == ("group:finance",)
+    assert docs["returns-report-2026-q3.md"].acl == ("public",)
+    assert docs["holiday-schedule-2026.html"].title == "2026年节假日安排与封网时间"

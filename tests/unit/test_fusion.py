@@ -42,6 +42,15 @@ def test_low_dense_weight_lets_keyword_order_win_for_chinese() -> None:
     assert weighted[:3] == [1, 2, 3]
 
 
+def test_chinese_dense_vote_keeps_keyword_top_and_only_fills_after_it() -> None:
+    keyword = list(range(1, 51))  # 50 keyword matches, best first
+    dense = [15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 101, 102]  # disagrees
+    order = fuse({"dense": dense, "keyword": keyword},
+                 {"dense": CHINESE_MONOLINGUAL_DENSE_WEIGHT, "keyword": 1.0})
+    assert order[:15] == list(range(1, 16))
+    assert order[-2:] == [101, 102]  # dense-only chunks come after every keyword match
+
+
 def test_auto_weights_depend_on_query_language_and_model() -> None:
     assert fusion_weights("auto", "how do I reset my password", multilingual=False) == \
         FusionWeights(1.0, 1.0)

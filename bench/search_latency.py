@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, cast
 
 import numpy as np
@@ -82,7 +83,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def run_size(url: str, size: int, args: argparse.Namespace,
              modes: Sequence[FusionMode]) -> dict[str, Any]:
-    pool = bench_pool(url, auto_prepare=args.auto_prepare)
+    # one connection, so the backend whose CPU time is read is the one that searches
+    pool = bench_pool(url, auto_prepare=args.auto_prepare, max_size=1)
     try:
         with pool.connection() as conn:
             kb_id = create_kb(conn, KB, args.dim)
@@ -114,19 +116,49 @@ def run_size(url: str, size: int, args: argparse.Namespace,
 
 
 def _latency(pool: Any, embedder: CachedQueryEmbedder, samples: Sequence[QuerySample],
-             mode: FusionMode) -> dict[str, float]:
+             mode: FusionMode) -> dict[str, float | None]:
+    """Wall-clock percentiles, and CPU time (this process + the server backend) per query.
+
+    On a machine shared with other work, wall time includes waiting for a core; CPU time
+    is what one query costs, i.e. about its latency on an idle machine (one query runs on
+    one core: no parallel workers for these plans).
+    """
     for s in samples[:10]:  # warm the cache and the connection
         search(pool, KB, s.text, embedder=embedder, k=10, fusion=mode)
+    with pool.connection() as conn:
+        row = conn.execute("SELECT pg_backend_pid()").fetchone()
+    backend = _BackendClock(int(row[0])) if row else None
     times: list[float] = []
+    cpu: list[float] = []
     empty = 0
     for s in samples:
+        server0 = backend.cpu_ms() if backend else None
+        client0 = time.process_time()
         t0 = time.perf_counter()
         hits = search(pool, KB, s.text, embedder=embedder, k=10, fusion=mode)
         times.append((time.perf_counter() - t0) * 1000)
+        server1 = backend.cpu_ms() if backend else None
+        if server0 is not None and server1 is not None:
+            cpu.append(server1 - server0 + (time.process_time() - client0) * 1000)
         empty += not hits
     return {"p50_ms": round(percentile(times, 50), 2), "p95_ms": round(percentile(times, 95), 2),
             "mean_ms": round(float(np.mean(times)), 2), "queries": len(times),
+            "cpu_p50_ms": round(percentile(cpu, 50), 2) if cpu else None,
+            "cpu_p95_ms": round(percentile(cpu, 95), 2) if cpu else None,
             "empty_results": empty}
+
+
+class _BackendClock:
+    """CPU time of a local PostgreSQL backend, from /proc (None when not readable)."""
+
+    def __init__(self, pid: int) -> None:
+        self.path = Path(f"/proc/{pid}/schedstat")
+
+    def cpu_ms(self) -> float | None:
+        try:
+            return int(self.path.read_text().split()[0]) / 1e6  # nanoseconds on a CPU
+        except (OSError, ValueError, IndexError):
+            return None
 
 
 def _match_fraction(pool: Any, size: int, samples: Sequence[QuerySample]) -> float:
@@ -176,7 +208,7 @@ def _print(results: Sequence[dict[str, Any]]) -> None:
     headers = ["chunks", "load s", "index s"]
     modes = [m for m in ("auto", "dense", "keyword") if m in results[0]]
     for m in modes:
-        headers += [f"{m} p50 ms", f"{m} p95 ms"]
+        headers += [f"{m} p50 ms", f"{m} p95 ms", f"{m} cpu p50"]
     headers.append("kw match")
     efs = [k.removeprefix("recall_at_10_ef") for k in results[0] if k.startswith("recall_at_10")]
     headers += [f"recall@10 ef{e}" for e in efs]
@@ -184,7 +216,7 @@ def _print(results: Sequence[dict[str, Any]]) -> None:
     for r in results:
         row: list[Any] = [r["chunks"], r["load_s"], r["index_build_s"]]
         for m in modes:
-            row += [r[m]["p50_ms"], r[m]["p95_ms"]]
+            row += [r[m]["p50_ms"], r[m]["p95_ms"], r[m]["cpu_p50_ms"]]
         row.append(r["keyword_match_fraction"])
         row += [r[f"recall_at_10_ef{e}"] for e in efs]
         rows.append(row)

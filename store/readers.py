@@ -220,7 +220,8 @@ def _parse_file(path: Path, suffix: str) -> tuple[str | None, str, dict[str, Any
             kind = suffix.lstrip(".").upper()
             raise _Bad(f"not a readable {kind} file ({type(exc).__name__}: {exc})",
                        f"re-save it as {kind}") from None
-        return title, text, {}, "markdown"
+        # PDF text has no markup: a line starting with "#" or "|" is not structure.
+        return title, text, {}, "text" if suffix == ".pdf" else "markdown"
     text = _decode(data)
     if suffix in (".html", ".htm"):
         title, body = read_html(text)

@@ -14,8 +14,10 @@ if TYPE_CHECKING:
 _EPILOG = """\
 Inputs: folders (recursively), .md (YAML front matter: title, doc_type, acl), .txt, .html,
 .pdf, .docx, and .jsonl corpora ({"id", "title", "text", "metadata": {"doc_type", "source",
-"acl"}} per line). --doc-type and --acl are defaults: a document's own front matter or corpus
-metadata wins; documents with neither are public with doc_type "document".
+"acl", "format"}} per line; format "markdown" chunks the text by its headings). --doc-type
+and --acl are defaults: a document's own front matter or corpus metadata wins; documents with
+neither are public with doc_type "document". --max-file-mb applies per file, and per line of
+a .jsonl corpus.
 Unchanged documents are skipped; a changed one gets a new version and the old is archived.
 Exit status: 0 all ingested, 1 some items failed (the others are committed), 2 error.
 """

@@ -19,6 +19,7 @@ from store.types import ChunkDraft
 
 MAX_TOKENS = 512
 OVERLAP_TOKENS = 100
+_CHARS_PER_TOKEN = 16
 
 _HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
@@ -102,39 +103,44 @@ def split_sentences(text: str) -> list[str]:
     return [m.group(0) for m in _SENTENCE.finditer(text) if m.group(0)]
 
 
+def _weight(text: str) -> int:
+    """Size of a piece for packing: its tokens, but at least one per 16 characters, so a
+    run of huge "words" (minified code, base64) still ends up in bounded chunks."""
+    return max(count_tokens(text), len(text) // _CHARS_PER_TOKEN)
+
+
 def _hard_split(text: str, max_tokens: int) -> list[str]:
     """Split a run with no usable boundary into pieces of at most ``max_tokens``."""
+    span = max_tokens * _CHARS_PER_TOKEN
     pieces: list[str] = []
     rest = text
-    while rest and count_tokens(rest) > max_tokens:
-        lo, hi = 1, len(rest)
-        while lo < hi:  # longest prefix within the limit
-            mid = (lo + hi + 1) // 2
-            if count_tokens(rest[:mid]) <= max_tokens:
-                lo = mid
-            else:
-                hi = mid - 1
-        cut = lo
-        space = rest.rfind(" ", 0, cut)
-        if space > cut // 2:  # prefer not to cut a Latin word in half
-            cut = space + 1
+    while rest:
+        window = rest[:span]
+        n = count_tokens(window)
+        cut = len(window)
+        if n > max_tokens:
+            # Proportional guess, shrunk until it fits: a few tokenizer calls per piece.
+            cut = max(1, len(window) * max_tokens // n)
+            while cut > 1 and count_tokens(window[:cut]) > max_tokens:
+                cut = max(1, cut * 19 // 20)
+            space = window.rfind(" ", 0, cut)
+            if space > cut // 2:  # prefer not to cut a Latin word in half
+                cut = space + 1
         pieces.append(rest[:cut])
         rest = rest[cut:]
-    if rest:
-        pieces.append(rest)
     return pieces
 
 
 def _sentence_units(text: str, max_tokens: int) -> Iterator[tuple[str, int]]:
     for sentence in split_sentences(text):
-        n = count_tokens(sentence)
+        n = _weight(sentence)
         if n <= max_tokens:
             yield sentence, n
             continue
         # Too long for one chunk: cut at clause marks, then anywhere as a last resort.
         for clause in _CLAUSE.findall(sentence):
             for piece in _hard_split(clause, max_tokens):
-                yield piece, count_tokens(piece)
+                yield piece, _weight(piece)
 
 
 def _split_table(text: str, max_tokens: int) -> list[str]:
@@ -146,7 +152,7 @@ def _split_table(text: str, max_tokens: int) -> list[str]:
     current: list[str] = []
     used = head_tokens
     for row in body:
-        n = count_tokens(row)
+        n = _weight(row)
         if current and used + n > max_tokens:
             pieces.append("\n".join(header + current))
             current, used = [], head_tokens
@@ -165,7 +171,7 @@ def _split_code(text: str, max_tokens: int) -> list[str]:
     current: list[str] = []
     used = 0
     for line in inner:
-        n = count_tokens(line)
+        n = _weight(line)
         if current and used + n > max_tokens:
             pieces.append("\n".join([opening, *current, closing]))
             current, used = [], 0
@@ -202,13 +208,13 @@ def _section_units(blocks: list[Block], max_tokens: int) -> list[_Unit]:
             units.extend(_Unit(s, n, index, True)
                          for s, n in _sentence_units(block.text, max_tokens))
             continue
-        n = count_tokens(block.text)
+        n = _weight(block.text)
         if n <= max_tokens:
             units.append(_Unit(block.text, n, index, False))
             continue
         split = _split_table if block.kind == "table" else _split_code
         # Each piece is its own paragraph so pieces never merge into one unit.
-        units.extend(_Unit(piece, count_tokens(piece), index * 10_000 + k, False)
+        units.extend(_Unit(piece, _weight(piece), index * 10_000 + k, False)
                      for k, piece in enumerate(split(block.text, max_tokens)))
     return units
 

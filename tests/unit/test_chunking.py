@@ -129,3 +129,11 @@ def test_embedding_input_is_title_heading_path_then_text() -> None:
     assert embedding_input("T", (), "body") == "T\nbody"
     # The H1 that repeats the title is not repeated in the input.
     assert embedding_input("Runbook", ("Runbook", "Redis"), "x") == "Runbook\nRedis\nx"
+
+
+def test_run_of_huge_words_is_split_into_bounded_chunks() -> None:
+    minified = "abcdefghij" * 50_000  # one 500,000-character "word"
+    chunks = chunk_text(minified, "text")
+    assert len(chunks) > 1
+    assert max(len(c.text) for c in chunks) <= MAX_TOKENS * 16
+    assert "".join(c.text for c in chunks) == minified

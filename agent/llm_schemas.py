@@ -80,8 +80,11 @@ class UnderstandReply(_Reply):
         """Overlay on the offline reading, which keeps the language (a property of the text)."""
         return Understanding(
             query=self.query.strip(), language=base["language"],
-            is_followup=self.is_followup, entities=_clean(self.entities),
-            expansions=_clean(self.expansions), time_range=self.time_range or None,
+            is_followup=self.is_followup,
+            # The offline terms stay when the model names none; expansions only add recall.
+            entities=_clean(self.entities) or base["entities"],
+            expansions=_clean([*self.expansions, *base["expansions"]]),
+            time_range=self.time_range or base["time_range"],
             metrics=_clean(self.metrics), implicit_context=_clean(self.implicit_context))
 
 

@@ -123,6 +123,16 @@ def test_understand_rewrites_a_follow_up_from_the_thread_history(
     assert "Redis内存满了怎么办" in body["messages"][1]["content"]
 
 
+def test_understand_keeps_offline_terms_the_model_left_out(fake_openai: FakeOpenAI) -> None:
+    fake_openai.script({"query": "Redis内存满了怎么办", "expansions": ["Redis OOM"]})
+    question = "Redis内存满了怎么办"
+    base = understanding(question)
+    out = engine_for(fake_openai).understand({"question": question, "history": []})
+    assert out["entities"] == base["entities"]
+    assert out["expansions"][0] == "Redis OOM"
+    assert set(base["expansions"]) <= set(out["expansions"])
+
+
 def test_route_takes_the_model_decision(fake_openai: FakeOpenAI) -> None:
     fake_openai.script({"route": "multi_retrieval", "reason": "two linked questions"})
     out = engine_for(fake_openai).route(route_input("告警预案和变更制度有什么关系"))

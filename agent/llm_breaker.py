@@ -1,9 +1,10 @@
 """A circuit breaker for the chat model: stop waiting on an endpoint that is down.
 
 Without it, an unreachable or hanging endpoint costs every step of every turn two client
-timeouts before the offline rule answers. After ``threshold`` consecutive transport failures
-(timeouts, connection errors, 5xx, 429) calls are skipped for ``cooldown_s``; the first call
-after that is a trial that closes the breaker on success or reopens it on failure.
+timeouts before the offline rule answers. After ``threshold`` consecutive failures that say
+the endpoint is unusable (timeouts, connection errors, 5xx, 429, and 401/403/404 from a wrong
+key, model or URL) calls are skipped for ``cooldown_s``; the first call after that is a trial
+that closes the breaker on success or reopens it on failure.
 """
 
 from __future__ import annotations
@@ -22,10 +23,14 @@ class CircuitOpenError(RuntimeError):
         super().__init__("circuit_open")
 
 
+# Wrong key, no access, unknown model or path: no retry a second later will fix these.
+_UNUSABLE = frozenset({401, 403, 404, 429})
+
+
 def is_transport_failure(exc: BaseException) -> bool:
     """Failures that say the endpoint is unavailable, not that the reply was bad."""
     if isinstance(exc, openai.APIStatusError):
-        return exc.status_code >= 500 or exc.status_code == 429
+        return exc.status_code >= 500 or exc.status_code in _UNUSABLE
     return isinstance(exc, openai.APIConnectionError)  # includes APITimeoutError
 
 

@@ -449,7 +449,7 @@ def test_server_rejecting_json_mode_is_asked_again_without_it(fake_openai: FakeO
     assert events(logs, "llm_fallback") == []
 
 
-def test_timeouts_and_overload_count_as_outages_but_bad_requests_do_not() -> None:
+def test_timeouts_overload_and_misconfiguration_count_as_outages_bad_requests_do_not() -> None:
     request = httpx.Request("POST", "http://127.0.0.1/v1/chat/completions")
 
     def status(code: int) -> openai.APIStatusError:
@@ -460,6 +460,8 @@ def test_timeouts_and_overload_count_as_outages_but_bad_requests_do_not() -> Non
     assert is_transport_failure(openai.APIConnectionError(request=request))
     assert is_transport_failure(status(503))
     assert is_transport_failure(status(429))
+    assert is_transport_failure(status(401))  # a wrong key will not fix itself
+    assert is_transport_failure(status(404))  # nor an unknown model
     assert not is_transport_failure(status(400))
     assert not is_transport_failure(ValueError("malformed"))
 

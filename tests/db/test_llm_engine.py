@@ -24,7 +24,6 @@ from agent.llm import LLMEngine
 from store.ingest import ingest_paths
 from tests.fakes.openai_server import FakeOpenAI, Reply, ScriptItem
 
-pytest_plugins = ["tests.fakes.openai_fixture"]
 pytestmark = [pytest.mark.db, pytest.mark.model]
 
 KB_DIR = Path(__file__).resolve().parents[2] / "samples" / "kb"

@@ -40,8 +40,6 @@ from agent.state import (
 from bot.settings import Settings
 from tests.fakes.openai_server import FakeOpenAI, Reply
 
-pytest_plugins = ["tests.fakes.openai_fixture"]
-
 OFFLINE = OfflineEngine()
 FACETS = Facets(doc_types=["faq", "policy", "report", "runbook"],
                 titles=["服务器频繁告警应急预案", "变更管理制度", "Redis内存满了怎么办",

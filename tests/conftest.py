@@ -4,6 +4,8 @@ database per test cloned from a migrated template, and the real default embedder
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,7 +25,7 @@ pytest_plugins = ["tests.fakes.openai_fixture"]
 
 
 @pytest.fixture(scope="session")
-def pg_admin_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def pg_admin_url() -> Iterator[str]:
     """A superuser URL of a server with pgvector."""
     external = os.environ.get("DATABASE_URL")
     if external:
@@ -31,10 +33,13 @@ def pg_admin_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         return
     from store.server import start_embedded, stop_embedded
 
-    home = tmp_path_factory.mktemp("ragbot-home")
+    # Not under pytest's basetemp: pytest prunes old basetemps, which would delete the data
+    # of a server that a concurrent pytest run is still using.
+    home = Path(tempfile.mkdtemp(prefix="ragbot-test-pg-"))
     url = start_embedded(home)
     yield url
     stop_embedded(home)
+    shutil.rmtree(home, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

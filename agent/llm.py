@@ -152,7 +152,8 @@ class LLMEngine:
             return run()
         except Exception as exc:  # the offline rule answers instead
             structlog.get_logger(__name__).warning(
-                "llm_fallback", step=step, reason=_reason(exc), attempts=ATTEMPTS)
+                "llm_fallback", step=step, reason=_reason(exc),
+                attempts=0 if isinstance(exc, CircuitOpenError) else ATTEMPTS)
             return fallback()
 
     # ------------------------------------------------------------ steps

@@ -343,3 +343,14 @@ def test_document_whose_insert_fails_leaves_no_rows_and_others_commit(
         keys = {r[0] for r in conn.execute("SELECT doc_key FROM documents")}
     assert keys == {"g0", "g1", "g2"}
     assert _counts(pool) == (3, 0, 3)
+
+
+def test_concurrent_ingests_of_one_kb_serialize_without_duplicates(
+        pool: ConnectionPool, embedder: Embedder, docs_dir: Path) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(2) as workers:
+        reports = list(workers.map(
+            lambda _: ingest_paths(pool, "t", [docs_dir], embedder=embedder), range(2)))
+    assert sorted((r.new, r.unchanged, r.failed) for r in reports) == [(0, 2, 0), (2, 0, 0)]
+    assert _counts(pool)[:2] == (2, 0)

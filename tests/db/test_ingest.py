@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import docx
 import numpy as np
 import pytest
 from psycopg_pool import ConnectionPool
@@ -300,8 +302,6 @@ def test_progress_reports_every_document_against_the_planned_total(
 
 def test_html_and_docx_structure_reaches_chunk_heading_paths(
         pool: ConnectionPool, embedder: Embedder, tmp_path: Path) -> None:
-    import docx
-
     root = tmp_path / "mixed"
     _write(root / "page.html", "<title>VPN</title><h1>VPN</h1><h2>Setup</h2>"
            "<p>Install the client.</p>")
@@ -347,8 +347,6 @@ def test_document_whose_insert_fails_leaves_no_rows_and_others_commit(
 
 def test_concurrent_ingests_of_one_kb_serialize_without_duplicates(
         pool: ConnectionPool, embedder: Embedder, docs_dir: Path) -> None:
-    from concurrent.futures import ThreadPoolExecutor
-
     with ThreadPoolExecutor(2) as workers:
         reports = list(workers.map(
             lambda _: ingest_paths(pool, "t", [docs_dir], embedder=embedder), range(2)))

@@ -6,7 +6,9 @@ import io
 import json
 from pathlib import Path
 
+import docx
 import pytest
+from fpdf import FPDF
 
 from store.readers import ReadFailure, normalize_acl, plan, read_plan
 from store.types import SourceDocument
@@ -77,8 +79,6 @@ def test_html_keeps_headings_tables_and_code(tmp_path: Path) -> None:
 
 
 def test_docx_headings_by_style_and_tables_as_markdown(tmp_path: Path) -> None:
-    import docx
-
     document = docx.Document()
     document.add_heading("Leave Policy", level=0)
     document.add_heading("Annual leave", level=1)
@@ -99,8 +99,6 @@ def test_docx_headings_by_style_and_tables_as_markdown(tmp_path: Path) -> None:
 
 
 def test_pdf_text_and_title_are_extracted(tmp_path: Path) -> None:
-    from fpdf import FPDF
-
     pdf = FPDF()
     pdf.set_title("Security Handbook")
     pdf.add_page()

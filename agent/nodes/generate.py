@@ -38,7 +38,8 @@ def generate(state: GraphState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     emit(runtime, "writing", u["language"])
     attempts = int(state.get("attempts") or 0)
     pool = context_pool(list(state.get("passages") or []), ctx.config.context_tokens)
-    queries = [s["query"] for s in state.get("searches") or []]
+    # The first sub-question is the question itself (plus synonyms): not an extra query.
+    queries = [s["query"] for s in state.get("searches") or [] if s["id"] not in ("q1", "raw")]
     draft = ctx.engine.generate(GenerateInput(
         question=state["question"], understanding=u, route=state["decision"]["route"],
         queries=[u["query"], *[q for q in queries if q != u["query"]]],

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agent.offline.plan import best_sentence, candidate_entities
-from agent.offline.text import content_terms, coverage, norm, term_set, terms_of
+from agent.offline.text import content_terms, coverage, norm, terms_of
 from agent.state import EvaluateInput, Evaluation, FilterSpec, Passage, SubQuestion
 
 # A passage answering the question usually holds nearly all of its topic terms.
@@ -74,13 +74,15 @@ def _next_queries(inp: EvaluateInput, terms: list[str], missing: list[str]) -> l
         if picked is None:
             continue
         sentence = picked[0]
-        covered = term_set(sentence) | term_set(p["title"])
-        rest = [t for t in terms if t not in covered]
-        for entity in candidate_entities(sentence, query + " " + p["title"])[:1]:
+        covered = passage_terms(p, terms)
+        # A hop asks about the new name plus what is still unanswered, briefly: a long tail
+        # of the question's terms would pull back the passages already found.
+        rest = sorted((t for t in terms if t not in covered), key=len, reverse=True)[:2]
+        for entity in candidate_entities(sentence, query, p["title"])[:1]:
             if norm(entity) in seen_entities:
                 continue
             seen_entities.add(norm(entity))
-            text = " ".join([entity, *rest]) if rest else entity + " " + query
+            text = " ".join([entity, *rest])
             if norm(text) in asked:
                 continue
             out.append(SubQuestion(id=f"r{inp['round'] + 1}.{len(out) + 1}", query=text,

@@ -73,8 +73,8 @@ def generate(inp: GenerateInput) -> Draft:
     terms = content_terms(u["query"])
     if not passages or not terms:
         return refusal(lang)
-    if evidence_coverage(terms, passages, several=inp["route"] == "multi_retrieval") \
-            < REFUSE_BELOW:
+    several = inp["route"] == "multi_retrieval" or len(inp["queries"]) > 1
+    if evidence_coverage(terms, passages, several=several) < REFUSE_BELOW:
         return refusal(lang)
     rejected = {norm(s) for s in inp["rejected"]}
     idf = _idf(terms, passages)

@@ -94,22 +94,50 @@ def plan(inp: PlanInput) -> Plan:
     return Plan(sub_questions=subs)
 
 
-def candidate_entities(sentence: str, exclude: str) -> list[str]:
-    """Names in ``sentence`` not already in ``exclude``: quoted titles, then capitalised."""
+# Capitalised words that are rarely the thing a question hops to.
+_NOT_ENTITIES = frozenset("""
+    january february march april may june july august september october november december
+    monday tuesday wednesday thursday friday saturday sunday the a an in on at by of for to
+    from with unlike during after before since although however while when where it he she
+    they this that these those his her their its there here as also both many some most
+""".split())
+
+
+def _clean_name(name: str) -> str:
+    """Drop leading function words and dates: "In June" -> "", "The West Branch" kept."""
+    words = name.split()
+    while words and words[0].lower() in _NOT_ENTITIES - {"the"}:
+        words = words[1:]
+    if words and words[0].lower() == "the" and len(words) == 1:
+        return ""
+    if all(w.lower().strip(".,") in _NOT_ENTITIES or w.isdigit() for w in words):
+        return ""
+    return " ".join(words).rstrip(".,;:'\"-")
+
+
+def candidate_entities(sentence: str, exclude: str, subject: str = "") -> list[str]:
+    """Names in ``sentence`` not already in ``exclude`` nor naming ``subject`` (the passage's
+    own title): quoted titles first, then capitalised phrases, longer ones first."""
     present = norm(exclude)
+    subject_terms = term_set(subject)
     out: list[str] = []
     for m in _QUOTED.finditer(sentence):
         name = next(g for g in m.groups() if g)
-        if norm(name) not in present:
+        if norm(name) not in present and norm(name) != norm(subject):
             out.append(name)
     if out or re.search(r"[\u4e00-\u9fff]", sentence):
         return out  # Chinese text names documents in 《》; capitals there are acronyms
+    caps: list[str] = []
     for m in _CAPS.finditer(sentence):
-        name = m.group(1).strip().rstrip(".,;:'\"-")
-        if len(name) > 2 and norm(name) not in present and name not in out \
-                and not re.fullmatch(r"(The|A|An|In|On|It|He|She|They|This|That)", name):
-            out.append(name)
-    return out
+        name = _clean_name(m.group(1).strip())
+        terms = term_set(name)
+        if len(name) <= 2 or norm(name) in present or name in caps or not terms:
+            continue
+        if subject_terms and len(terms & subject_terms) * 2 >= len(terms):
+            continue  # the passage's own subject, not where it leads
+        caps.append(name)
+    # Multi-word names are more often the bridge ("Houston Baptist University").
+    return out + sorted(caps, key=lambda n: -min(len(n.split()), 3))
 
 
 def best_sentence(passages: list[Passage], query: str) -> tuple[str, Passage] | None:
@@ -131,7 +159,7 @@ def bridge(inp: BridgeInput) -> Bridge:
     picked = best_sentence(found, sub["query"])
     entity: str | None = None
     if picked is not None:
-        names = candidate_entities(picked[0], sub["query"])
+        names = candidate_entities(picked[0], sub["query"], picked[1]["title"])
         entity = names[0] if names else None
     if entity is None and found:
         title = found[0]["title"]

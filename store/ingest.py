@@ -234,13 +234,21 @@ def _process(run: _Run, items: Iterable[SourceDocument | ReadFailure]) -> None:
 
 
 def _prune(run: _Run, scopes: Sequence[Scope]) -> None:
+    # A file reached through two scopes (a folder and a subfolder, a folder twice) was read
+    # once and recorded in one of them: prune each place against everything this run saw.
+    seen = set().union(*(scope.seen for scope in scopes))
+    places: dict[tuple[str, str], bool] = {}
     for scope in scopes:
-        if not scope.complete:
+        key = (scope.kind, scope.path)
+        places[key] = places.get(key, True) and scope.complete
+    for (kind, path), complete in places.items():
+        if not complete:
             run.report.errors.append(
-                f"{scope.path}: not pruned because some lines could not be identified "
+                f"{path}: not pruned because some lines could not be identified "
                 "(fix them and ingest again with --prune)")
             continue
-        run.report.pruned += rows.prune_scope(run.conn, run.kb.id, run.generation, scope)
+        run.report.pruned += rows.prune_scope(run.conn, run.kb.id, run.generation,
+                                              Scope(kind, path, seen))
 
 
 def _execute(pool: ConnectionPool[Any], kb_name: str,

@@ -352,3 +352,16 @@ def test_concurrent_ingests_of_one_kb_serialize_without_duplicates(
             lambda _: ingest_paths(pool, "t", [docs_dir], embedder=embedder), range(2)))
     assert sorted((r.new, r.unchanged, r.failed) for r in reports) == [(0, 2, 0), (2, 0, 0)]
     assert _counts(pool)[:2] == (2, 0)
+
+
+def test_prune_with_overlapping_paths_archives_only_what_vanished(
+        pool: ConnectionPool, embedder: Embedder, docs_dir: Path) -> None:
+    corpus = _corpus(docs_dir / "sub" / "faq.jsonl", [{"id": "q1", "text": "an answer"}])
+    overlapping = [docs_dir, docs_dir / "sub", docs_dir, corpus]
+    assert ingest_paths(pool, "t", overlapping, embedder=embedder).new == 3
+    report = ingest_paths(pool, "t", overlapping, embedder=embedder, prune=True)
+    assert (report.pruned, report.unchanged) == (0, 3)
+    (docs_dir / "sub" / "vacation.txt").unlink()
+    report = ingest_paths(pool, "t", overlapping, embedder=embedder, prune=True)
+    assert (report.pruned, report.unchanged) == (1, 2)
+    assert _counts(pool)[:2] == (2, 1)

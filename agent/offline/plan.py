@@ -136,8 +136,17 @@ def candidate_entities(sentence: str, exclude: str, subject: str = "") -> list[s
         if subject_terms and len(terms & subject_terms) * 2 >= len(terms):
             continue  # the passage's own subject, not where it leads
         caps.append(name)
-    # Multi-word names are more often the bridge ("Houston Baptist University").
-    return out + sorted(caps, key=lambda n: -min(len(n.split()), 3))
+    # The bridge usually follows the question's own words ("produced by Trent Reznor"):
+    # rank names by how closely a question term precedes them; longer names break ties.
+    q_terms = [t for t in content_terms(exclude) if len(t) > 2]
+    low = sentence.lower()
+
+    def gap(name: str) -> int:
+        at = low.find(name.lower())
+        ends = [low.rfind(t, 0, at) + len(t) for t in q_terms if 0 <= low.rfind(t, 0, at)]
+        return at - max(ends) if ends and at >= 0 else 10_000
+
+    return out + sorted(caps, key=lambda n: (gap(n), -min(len(n.split()), 3)))
 
 
 def best_sentence(passages: list[Passage], query: str) -> tuple[str, Passage] | None:

@@ -20,6 +20,7 @@ COMMAND_MODULES = [
     "ingest",
     "search",
     "kb",
+    "reindex",
     "ask",
     "chat",
     "trace",
@@ -45,6 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from agent.errors import AgentError
     from bot.context import AppContext
     from store.errors import StoreError
 
@@ -54,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     ctx = AppContext(settings)
     try:
         return int(args.handler(args, ctx))
-    except StoreError as exc:
+    except (StoreError, AgentError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

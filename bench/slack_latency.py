@@ -9,7 +9,7 @@ The bot is the real one (Bolt app, HTTP server, Postgres journal, the real agent
 offline engine over the sample KB); only Slack's side is the fake.
 
     python -m bench.slack_latency                       # 50 concurrent questions
-    python -m bench.slack_latency --questions 100 --workers 4
+    python -m bench.slack_latency --questions 100 --workers 4 --steady 60 --rate 5
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 from bench.common import (
@@ -53,6 +54,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--questions", type=int, default=50,
                         help="questions sent at once, each in its own thread")
     parser.add_argument("--workers", type=int, default=4, help="agent turns run at once")
+    parser.add_argument("--steady", type=int, default=30,
+                        help="events sent one by one before the burst")
+    parser.add_argument("--rate", type=float, default=2.0, help="events a second, steady phase")
     parser.add_argument("--log-level", default="WARNING")
     parser.add_argument("--fresh", action="store_true",
                         help="re-create the database and re-ingest the sample KB")
@@ -64,14 +68,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     configure_logging(args.log_level, "console")
     result = run(admin_url(args.database_url), args.questions, args.workers, args.timeout,
-                 fresh=args.fresh)
+                 fresh=args.fresh, steady=args.steady, rate=args.rate)
     print_table(["metric", "value", "target"], [
         ["questions", result["questions"], ""],
         ["answered", result["answered"], f"= {result['questions']}"],
-        ["ack p50 ms", result["ack_ms"]["p50"], ""],
-        ["ack p99 ms", result["ack_ms"]["p99"], "< 300"],
-        ["first status p50 ms", result["first_status_ms"]["p50"], ""],
-        ["first status p95 ms", result["first_status_ms"]["p95"], "< 1000"],
+        ["steady stream: ack p50 ms", result["steady"]["ack_ms"]["p50"], ""],
+        ["steady stream: ack p99 ms", result["steady"]["ack_ms"]["p99"], "< 300"],
+        ["burst: ack p50 ms", result["ack_ms"]["p50"], ""],
+        ["burst: ack p99 ms", result["ack_ms"]["p99"], "< 300"],
+        ["burst: first status p50 ms", result["first_status_ms"]["p50"], ""],
+        ["burst: first status p95 ms", result["first_status_ms"]["p95"], "< 1000"],
         ["status writes", result["status_writes"], ""],
         ["min gap between writes of one thread s", result["min_write_gap_s"], ">= 1.0"],
         ["writes < 1 s apart", result["throttle_violations"], "0"],
@@ -116,62 +122,77 @@ def _setup_db(admin: str, fresh: bool) -> str:
     return url
 
 
-def run(admin: str, n: int, workers: int, timeout: float, *,
-        fresh: bool = False) -> dict[str, Any]:
+def run(admin: str, n: int, workers: int, timeout: float, *, fresh: bool = False,
+        steady: int = 30, rate: float = 2.0) -> dict[str, Any]:
     from agent.api import build_agent
     from bot.settings import Settings
     from bot.slack.app import create_deps
     from bot.slack.service import SlackService
     from store.db import open_pool
     from store.embedding import load_embedder
-    from tests.scenario.fake_slack import FakeSlack
     from tests.scenario.signed import SlackSender
 
     url = _setup_db(admin, fresh)
     pool = open_pool(url, max_size=workers * 2 + 12)
     embedder = load_embedder()
     agent = build_agent(pool, embedder)
-    fake = FakeSlack().start()
     channels = [f"C0BENCH{i}" for i in range(5)]
-    for ch in channels:
-        fake.add_channel(ch)
+    # Slack is another machine: its fake Web API and the event sender run in another
+    # process, so they do not compete with the bot for this interpreter's lock
+    mp = multiprocessing.get_context("spawn")
+    here, there = mp.Pipe()
+    slack = mp.Process(target=_slack_side, args=(there, channels), daemon=True)
+    slack.start()
+    fake_url = here.recv()
     settings = Settings(SLACK_BOT_TOKEN="xoxb-bench",  # noqa: S106 - the fake's token
-                        SLACK_SIGNING_SECRET=SECRET, SLACK_API_URL=fake.url,
+                        SLACK_SIGNING_SECRET=SECRET, SLACK_API_URL=fake_url,
                         SLACK_APP_TOKEN=None, RAGBOT_KB=KB)
     deps = create_deps(settings, pool=pool, agent=agent, embedder=embedder,
                        work_workers=workers)
     service = SlackService(deps)
     server = service.start_http("127.0.0.1", 0)
-    sender = SlackSender(f"http://127.0.0.1:{server.port}/slack/events", SECRET,
-                         team_id=fake.team_id)
+    sender = SlackSender(f"http://127.0.0.1:{server.port}/slack/events", SECRET)
     try:
         # warm up: model, search, checkpointer tables (not measured)
         warm = sender.mention(channels[0], f"<@UBOT> {QUESTIONS[0]}")
-        sender.event(warm)
+        here.send(("burst", sender.url, [warm]))
+        here.recv()
         _wait_done(pool, [(channels[0], warm["ts"])], 120)
-        fake.reset_calls()
+        here.send(("reset",))
+        here.recv()
+
+        # a steady stream first: each event is acked while earlier ones are being answered
+        stream = [sender.mention(ch, f"<@UBOT> {q}") for ch, q, _ in
+                  zip(itertools.cycle(channels), itertools.cycle(QUESTIONS), range(steady),
+                      strict=False)]
+        here.send(("steady", sender.url, stream, rate))
+        _, steady_acks = here.recv()
+        _wait_done(pool, [(e["channel"], e["ts"]) for e in stream], timeout)
+        here.send(("reset",))
+        here.recv()
 
         events = [sender.mention(ch, f"<@UBOT> {q}") for ch, q, _ in
                   zip(itertools.cycle(channels), itertools.cycle(QUESTIONS), range(n),
                       strict=False)]
-        # Slack is another machine: the burst comes from another process, so the sender
-        # does not compete with the bot for this interpreter's lock
-        ctx = multiprocessing.get_context("spawn")
-        with ctx.Pool(1) as procs:
-            sent_at, acks = procs.apply(_send_burst, (sender.url, events))
+        here.send(("burst", sender.url, events))
+        sent_at, acks = here.recv()
         start = min(sent_at.values())
         finished = _wait_done(pool, [(e["channel"], e["ts"]) for e in events], timeout)
         all_answered_s = time.monotonic() - start
+        here.send(("calls",))
+        fake = _Recorded(*here.recv())
     finally:
         service.stop()
         agent.close()
-        fake.stop()
+        here.send(("stop",))
+        slack.join(10)
         pool.close()
 
     first_status, answer_s, gaps, violations, writes = _from_calls(fake, events, sent_at)
     return {
         "questions": n, "workers": workers,
         "answered": sum(1 for state in finished.values() if state == "done"),
+        "steady": {"events": steady, "rate_per_s": rate, "ack_ms": _pcts(steady_acks)},
         "ack_ms": _pcts(acks), "first_status_ms": _pcts(first_status),
         "answer_s": {k: round(v / 1000, 2) for k, v in _pcts(answer_s).items()},
         "status_writes": writes,
@@ -179,6 +200,47 @@ def run(admin: str, n: int, workers: int, timeout: float, *,
         "throttle_violations": violations,
         "all_answered_s": round(all_answered_s, 2),
     }
+
+
+class _Recorded:
+    """What the fake Slack recorded, shipped back from its process."""
+
+    def __init__(self, calls: list[tuple[str, dict[str, Any], float, int]],
+                 messages: list[dict[str, Any]]) -> None:
+        self._calls = [SimpleNamespace(method=m, body=b, at=at, status=st)
+                       for m, b, at, st in calls]
+        self._messages = messages
+
+    def ok_calls(self, method: str) -> list[Any]:
+        return [c for c in self._calls if c.method == method and c.status == 200]
+
+    def messages(self, channel: str) -> list[dict[str, Any]]:
+        return [m for m in self._messages if m.get("channel") == channel]
+
+
+def _slack_side(conn: Any, channels: list[str]) -> None:
+    """The Slack side, in its own process: the fake Web API and the event sender."""
+    from tests.scenario.fake_slack import FakeSlack
+
+    fake = FakeSlack().start()
+    for ch in channels:
+        fake.add_channel(ch)
+    conn.send(fake.url)
+    while True:
+        cmd, *rest = conn.recv()
+        if cmd == "burst":
+            conn.send(_send_burst(*rest))
+        elif cmd == "steady":
+            conn.send(_send_steady(*rest))
+        elif cmd == "reset":
+            fake.reset_calls()
+            conn.send(True)
+        elif cmd == "calls":
+            conn.send(([(c.method, c.body, c.at, c.status) for c in fake.calls()],
+                       list(fake.messages())))
+        else:
+            fake.stop()
+            return
 
 
 def _send_burst(url: str, events: list[dict[str, Any]]) -> tuple[dict[str, float],
@@ -205,6 +267,23 @@ def _send_burst(url: str, events: list[dict[str, Any]]) -> tuple[dict[str, float
         t.start()
     for t in threads:
         t.join()
+    return sent_at, acks
+
+
+def _send_steady(url: str, events: list[dict[str, Any]],
+                 rate: float) -> tuple[dict[str, float], list[float]]:
+    """Deliver the events one after another at ``rate`` per second."""
+    from tests.scenario.signed import SlackSender
+
+    sender = SlackSender(url, SECRET)
+    sent_at: dict[str, float] = {}
+    acks: list[float] = []
+    for i, event in enumerate(events):
+        start = time.monotonic()
+        sent_at[event["ts"]] = start
+        delivery = sender.event(event)
+        acks.append(delivery.elapsed_s * 1000 if delivery.status == 200 else 1e9)
+        time.sleep(max(0.0, (i + 1) / rate - (time.monotonic() - min(sent_at.values()))))
     return sent_at, acks
 
 

@@ -92,28 +92,49 @@ def _turn(row: dict[str, Any]) -> Turn:
 
 # ---------------------------------------------------------------- dedup and journal
 
+# Both writes below happen before Slack gets its ack, so they must be fast: one statement
+# each, committed without waiting for the WAL flush (``synchronous_commit`` off for that
+# transaction only). A bot process that dies loses nothing: the row is committed in
+# Postgres. Only a crash of Postgres itself within the flush delay (a fraction of a
+# second) could forget a claim, and then Slack's retry of the unacked-in-time event, or
+# the asker, brings it back.
+_ASYNC_COMMIT = "SELECT set_config('synchronous_commit', 'off', true) AS off"
+
+
 def record_event(conn: psycopg.Connection, event_id: str) -> bool:
     """Remember an Events API delivery; False when ``event_id`` was seen before."""
     row = conn.execute(
-        "INSERT INTO slack_events (event_id) VALUES (%s) ON CONFLICT DO NOTHING RETURNING 1",
+        f"""
+        WITH cfg AS ({_ASYNC_COMMIT})
+        INSERT INTO slack_events (event_id) SELECT %s FROM cfg
+        ON CONFLICT DO NOTHING RETURNING 1
+        """,
         [event_id],
     ).fetchone()
     return row is not None
 
 
 def claim_turn(conn: psycopg.Connection, draft: TurnDraft, owner: str) -> Turn | None:
-    """Journal a question as ``accepted`` by ``owner`` and mark its thread as answered by
-    the bot (help turns excepted), in one statement; None when the message was claimed
-    before (another delivery of the same message, here or on another replica).
+    """Journal a question as ``accepted`` by ``owner``, record its event id and mark its
+    thread as answered by the bot (help turns excepted), in one statement. None when the
+    event id or the message was seen before (a retry, or the same message through another
+    event, here or on another replica).
 
     One statement because this runs before Slack gets its ack: one round trip, atomic."""
     with conn.cursor(row_factory=dict_row) as cur:
         row = cur.execute(
             f"""
-            WITH turn AS (
+            WITH cfg AS ({_ASYNC_COMMIT}), event AS (
+                INSERT INTO slack_events (event_id) SELECT %(event_id)s::text FROM cfg
+                 WHERE %(event_id)s::text IS NOT NULL
+                ON CONFLICT DO NOTHING RETURNING event_id
+            ), turn AS (
                 INSERT INTO slack_turns (team, channel, message_ts, thread_ts, thread_key,
                                          user_id, kind, text, truncated, kb, event_id, owner)
-                VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
+                SELECT %(team)s, %(channel)s, %(ts)s, %(thread_ts)s, %(key)s, %(user)s,
+                       %(kind)s, %(text)s, %(truncated)s, %(kb)s, %(event_id)s, %(owner)s
+                  FROM cfg
+                 WHERE %(event_id)s::text IS NULL OR EXISTS (SELECT 1 FROM event)
                 ON CONFLICT (channel, message_ts) DO NOTHING
                 RETURNING {_TURN_COLUMNS}
             ), thread AS (
@@ -123,9 +144,10 @@ def claim_turn(conn: psycopg.Connection, draft: TurnDraft, owner: str) -> Turn |
             )
             SELECT * FROM turn
             """,
-            [draft.team, draft.channel, draft.message_ts, draft.thread_ts, draft.thread_key,
-             draft.user_id, draft.kind, draft.text, draft.truncated, draft.kb, draft.event_id,
-             owner],
+            {"team": draft.team, "channel": draft.channel, "ts": draft.message_ts,
+             "thread_ts": draft.thread_ts, "key": draft.thread_key, "user": draft.user_id,
+             "kind": draft.kind, "text": draft.text, "truncated": draft.truncated,
+             "kb": draft.kb, "event_id": draft.event_id, "owner": owner},
         ).fetchone()
     return _turn(row) if row else None
 

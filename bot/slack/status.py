@@ -33,7 +33,7 @@ class ThreadPacer:
     closer than a second at Slack's end.
     """
 
-    def __init__(self, interval_s: float = 1.1,
+    def __init__(self, interval_s: float = 1.2,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.interval_s = interval_s
         self._clock = clock

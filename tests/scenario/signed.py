@@ -9,6 +9,7 @@ import json
 import time
 import urllib.error
 import urllib.request
+import uuid
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlencode
@@ -64,7 +65,8 @@ class SlackSender:
         payload = {
             "token": "legacy", "team_id": self.team_id, "api_app_id": self.api_app_id,
             "type": "event_callback", "event": event,
-            "event_id": event_id or f"Ev{next(self._seq):08d}",
+            # unique across senders and processes, as Slack's are
+            "event_id": event_id or f"Ev{next(self._seq):04d}{uuid.uuid4().hex[:12].upper()}",
             "event_time": int(time.time()),
             "authorizations": [{"team_id": self.team_id, "user_id": "UBOT", "is_bot": True}],
         }

@@ -83,7 +83,7 @@ def test_replies_not_meant_for_the_bot_are_ignored(bot: Bot) -> None:
 
 def test_status_message_comes_first_and_updates_at_most_once_a_second(make_bot) -> None:  # type: ignore[no-untyped-def]
     agent = SlowStages(make_bot.real_agent(), delay_s=0.4)
-    bot = make_bot(agent, pacer_interval=1.1)  # the default
+    bot = make_bot(agent, pacer_interval=1.2)  # the default
     event = bot.sender.mention(PUBLIC, "<@UBOT> Which product line had the highest return "
                                        "rate in Q3 2026?")
     sent_at = time.monotonic()

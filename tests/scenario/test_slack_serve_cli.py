@@ -27,7 +27,7 @@ def served(scenario_db: str, fake_slack: FakeSlack, tmp_path: Path) -> Iterator[
            "RAGBOT_CHANNEL_KBS": f"C0OTHER=elsewhere,{PUBLIC}={KB}", "HF_HUB_OFFLINE": "1"}
     env.pop("SLACK_APP_TOKEN", None)
     proc = subprocess.Popen(  # noqa: S603 - our own CLI
-        [sys.executable, "-m", "bot.cli", "serve", "--http", "--host", "127.0.0.1",
+        [str(Path(sys.executable).with_name("ragbot")), "serve", "--http", "--host", "127.0.0.1",
          "--port", "0", "--kb", "no-such-kb"],
         env=env, stderr=subprocess.PIPE, text=True, cwd=Path(__file__).resolve().parents[2])
     port = None

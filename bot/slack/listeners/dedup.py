@@ -1,5 +1,8 @@
 """Global middleware: an Events API delivery whose ``event_id`` was seen before (Slack's
-retries, ``X-Slack-Retry-Num``) is acknowledged and dropped, on any replica."""
+retries, ``X-Slack-Retry-Num``) is acknowledged and dropped, on any replica.
+
+Messages and mentions are checked in ``store.slack_state.claim_turn`` instead, together
+with the (channel, ts) check."""
 
 from __future__ import annotations
 
@@ -16,11 +19,17 @@ if TYPE_CHECKING:
 
 log = structlog.get_logger("ragbot.slack.dedup")
 
+# Their event ids are recorded by the question listener's claim (one round trip before the
+# ack instead of two); every other event's here.
+QUESTION_EVENTS = frozenset({"app_mention", "message"})
+
 
 def register(app: App, deps: SlackDeps) -> None:
     def dedup_events(req: BoltRequest, body: dict[str, Any],
                      next: Callable[[], None]) -> BoltResponse | None:
         event_id = body.get("event_id") if body.get("type") == "event_callback" else None
+        if (body.get("event") or {}).get("type") in QUESTION_EVENTS:
+            event_id = None  # recorded with the question's claim, in the same statement
         if event_id:
             with deps.pool.connection() as conn:
                 first = slack_state.record_event(conn, str(event_id))

@@ -122,8 +122,8 @@ def _setup_db(admin: str, fresh: bool) -> str:
     return url
 
 
-def run(admin: str, n: int, workers: int, timeout: float, *, fresh: bool = False,
-        steady: int = 30, rate: float = 2.0) -> dict[str, Any]:
+def _start_bot(url: str, fake_url: str, workers: int) -> tuple[Any, Any, Any, Any]:
+    """The real bot over HTTP on a free port: (pool, agent, service, sender)."""
     from agent.api import build_agent
     from bot.settings import Settings
     from bot.slack.app import create_deps
@@ -132,18 +132,9 @@ def run(admin: str, n: int, workers: int, timeout: float, *, fresh: bool = False
     from store.embedding import load_embedder
     from tests.scenario.signed import SlackSender
 
-    url = _setup_db(admin, fresh)
     pool = open_pool(url, max_size=workers * 2 + 12)
     embedder = load_embedder()
     agent = build_agent(pool, embedder)
-    channels = [f"C0BENCH{i}" for i in range(5)]
-    # Slack is another machine: its fake Web API and the event sender run in another
-    # process, so they do not compete with the bot for this interpreter's lock
-    mp = multiprocessing.get_context("spawn")
-    here, there = mp.Pipe()
-    slack = mp.Process(target=_slack_side, args=(there, channels), daemon=True)
-    slack.start()
-    fake_url = here.recv()
     settings = Settings(SLACK_BOT_TOKEN="xoxb-bench",  # noqa: S106 - the fake's token
                         SLACK_SIGNING_SECRET=SECRET, SLACK_API_URL=fake_url,
                         SLACK_APP_TOKEN=None, RAGBOT_KB=KB)
@@ -152,6 +143,20 @@ def run(admin: str, n: int, workers: int, timeout: float, *, fresh: bool = False
     service = SlackService(deps)
     server = service.start_http("127.0.0.1", 0)
     sender = SlackSender(f"http://127.0.0.1:{server.port}/slack/events", SECRET)
+    return pool, agent, service, sender
+
+
+def run(admin: str, n: int, workers: int, timeout: float, *, fresh: bool = False,
+        steady: int = 30, rate: float = 2.0) -> dict[str, Any]:
+    url = _setup_db(admin, fresh)
+    channels = [f"C0BENCH{i}" for i in range(5)]
+    # Slack is another machine: its fake Web API and the event sender run in another
+    # process, so they do not compete with the bot for this interpreter's lock
+    mp = multiprocessing.get_context("spawn")
+    here, there = mp.Pipe()
+    slack = mp.Process(target=_slack_side, args=(there, channels), daemon=True)
+    slack.start()
+    pool, agent, service, sender = _start_bot(url, here.recv(), workers)
     try:
         # warm up: model, search, checkpointer tables (not measured)
         warm = sender.mention(channels[0], f"<@UBOT> {QUESTIONS[0]}")

@@ -11,6 +11,7 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+import psycopg
 import structlog
 
 from store.facets import kb_facets
@@ -30,6 +31,10 @@ log = structlog.get_logger(__name__)
 DEFAULT_CANDIDATES = 50
 # A long pasted question would otherwise OR dozens of terms, each adding a posting-list scan.
 MAX_QUERY_TERMS = 32
+# A term estimated in more chunks than this only scores chunks, it does not select them.
+COMMON_TERM_ROWS = 1000
+# kw_n counts the KB's chunks up to this many (idf only needs the order of magnitude).
+_KB_SIZE_CAP = 20000
 # Candidate list of the HNSW scan; with iterative scans on, it is the first batch, not a cap.
 _EF_SEARCH_MIN = 100
 
@@ -61,6 +66,33 @@ def _like_prefixes(source: str) -> list[str]:
     if source.endswith(("/", "#")):
         return [escaped + "%"]
     return [escaped + "/%", escaped + "#%"]
+
+
+def split_common_terms(conn: psycopg.Connection[Any], terms: Sequence[str]
+                       ) -> tuple[list[str], list[float | None]]:
+    """The terms that select keyword candidates, and a document-frequency estimate for each
+    term left out of the selection (None for selecting terms, counted in the query itself).
+
+    Ranking every chunk that contains any query word grows with the corpus (a common word
+    matches a quarter of it). Terms that Postgres's own statistics (ANALYZE's most common
+    elements of ``chunks.tsv``) put above :data:`COMMON_TERM_ROWS` rows only add to the score
+    of chunks found by rarer terms; they select chunks only when every term is that common
+    (then the two rarest do). Without statistics (a fresh table) every term selects.
+    """
+    rows = conn.execute(
+        "SELECT u.e, u.f, c.reltuples FROM pg_stats s "
+        "JOIN pg_class c ON c.oid = 'chunks'::regclass, "
+        "unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) AS u(e, f) "
+        "WHERE s.tablename = 'chunks' AND s.attname = 'tsv' "
+        "AND s.schemaname = current_schema() AND u.e = ANY(%s)",
+        [list(terms)],
+    ).fetchall()
+    estimate = {e: float(f) * max(float(n), 0.0) for e, f, n in rows if f is not None}
+    common = {t for t in terms if estimate.get(t, 0.0) > COMMON_TERM_ROWS}
+    if len(common) == len(terms):
+        common -= set(sorted(terms, key=lambda t: estimate.get(t, 0.0))[:2])
+    match = [t for t in terms if t not in common]
+    return match, [estimate[t] if t in common else None for t in terms]
 
 
 def tsquery_text(terms: Sequence[str]) -> str:
@@ -102,16 +134,24 @@ def build_sql(dim: int, weights: FusionWeights, *, use_keyword: bool, where: str
                   FROM unnest(%(terms)s::text[]) WITH ORDINALITY u(x, i)) t ON c.tsv @@ t.q
             WHERE c.tsv @@ to_tsquery('simple', %(tsq)s) AND {scope}
         ),
-        kw_df AS (SELECT i, count(*) AS df FROM kw_term GROUP BY i),
+        kw_df AS (
+            SELECT k.i, coalesce(k.known, m.df, 0) AS df
+            FROM unnest(%(known_df)s::float8[]) WITH ORDINALITY k(known, i)
+            LEFT JOIN (SELECT i, count(*) AS df FROM kw_term GROUP BY i) m USING (i)
+        ),
         kw_n AS (
-            SELECT greatest(count(*), 1)::float8 AS n FROM chunks c
-            WHERE c.kb_id = %(kb_id)s AND c.generation =
-                (SELECT active_generation FROM knowledge_bases WHERE id = %(kb_id)s)
+            -- the KB's size for idf, counted up to a cap (its cost grows with the count)
+            SELECT greatest(count(*), 1)::float8 AS n FROM (
+                SELECT 1 FROM chunks c
+                WHERE c.kb_id = %(kb_id)s AND c.generation =
+                    (SELECT active_generation FROM knowledge_bases WHERE id = %(kb_id)s)
+                LIMIT {_KB_SIZE_CAP}) s
         ),
         kw AS (
             SELECT id, row_number() OVER (ORDER BY score DESC, id) AS r FROM (
                 SELECT kt.id,
-                       sum(kt.r * ln(1 + (kw_n.n - d.df + 0.5) / (d.df + 0.5))) AS score
+                       sum(kt.r * ln(1 + (greatest(kw_n.n - d.df, 0) + 0.5) / (d.df + 0.5)))
+                           AS score
                 FROM kw_term kt JOIN kw_df d USING (i) CROSS JOIN kw_n
                 GROUP BY kt.id
                 ORDER BY score DESC, kt.id
@@ -179,8 +219,10 @@ def search(pool: ConnectionPool, kb_name: str, query: str, *, embedder: Embedder
         if weights.dense > 0:
             params["vec"] = embedder.embed_query(query)
         if use_keyword:
-            params["tsq"] = tsquery_text(terms)
+            match, known_df = split_common_terms(conn, terms)
+            params["tsq"] = tsquery_text(match)
             params["terms"] = [tsquery_text([t]) for t in terms]
+            params["known_df"] = known_df
         embedded = time.perf_counter()
         sql = build_sql(kb.embed_dim, weights, use_keyword=use_keyword,
                         where=_filter_sql(filters, params))

@@ -61,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bot.evaluation.sweep")
     parser.add_argument("dir", type=Path)
     parser.add_argument("--kb", required=True)
-    parser.add_argument("--weights", default="0,0.05,0.1,0.2,0.3,0.5,1",
+    parser.add_argument("--weights", default="0,0.01,0.05,0.1,0.2,0.5,1",
                         help="dense weights to try (keyword weight 1)")
     parser.add_argument("--half", choices=("all", "first", "second"), default="all",
                         help="only the first or second half of the questions (in file order)")

@@ -6,12 +6,15 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import structlog
 from slack_sdk.errors import SlackApiError
 
 from bot.slack.translate import ConversationKind, kind_from_info
+
+if TYPE_CHECKING:
+    from psycopg_pool import ConnectionPool
 
 log = structlog.get_logger("ragbot.slack.access")
 
@@ -51,5 +54,59 @@ class ChannelDirectory:
 
 
 def no_groups(user: str) -> tuple[str, ...]:
-    """Default group lookup: no user-group memberships known (needs usergroups:read)."""
+    """No user-group memberships known."""
     return ()
+
+
+class GroupClient(Protocol):
+    def usergroups_users_list(self, *, usergroup: str) -> Any: ...
+
+
+class GroupDirectory:
+    """The user groups an asker belongs to, among those the KB's access lists name
+    (``group:<id>``). Memberships come from ``usergroups.users.list`` (scope
+    ``usergroups:read``), cached for ``ttl_s``; a group Slack will not list counts as
+    one the asker is not in."""
+
+    def __init__(self, client: GroupClient, pool: ConnectionPool, *, ttl_s: float = 300.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self._client = client
+        self._pool = pool
+        self._ttl = ttl_s
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._named: tuple[float, tuple[str, ...]] | None = None
+        self._members: dict[str, tuple[float, frozenset[str]]] = {}
+
+    def __call__(self, user: str) -> tuple[str, ...]:
+        return tuple(g for g in self._groups_in_acls() if user in self._members_of(g))
+
+    def _groups_in_acls(self) -> tuple[str, ...]:
+        now = self._clock()
+        with self._lock:
+            if self._named and now - self._named[0] < self._ttl:
+                return self._named[1]
+        with self._pool.connection() as conn:
+            rows = conn.execute(
+                "SELECT DISTINCT substr(a, 7) FROM documents d, unnest(d.acl) a "
+                "WHERE d.is_latest AND a LIKE 'group:%%' ORDER BY 1").fetchall()
+        named = tuple(str(r[0]) for r in rows)
+        with self._lock:
+            self._named = (now, named)
+        return named
+
+    def _members_of(self, group: str) -> frozenset[str]:
+        now = self._clock()
+        with self._lock:
+            hit = self._members.get(group)
+            if hit and now - hit[0] < self._ttl:
+                return hit[1]
+        try:
+            users = frozenset(self._client.usergroups_users_list(usergroup=group)["users"])
+        except (SlackApiError, KeyError, TypeError) as exc:
+            error = exc.response.get("error") if isinstance(exc, SlackApiError) else "bad_reply"
+            log.info("group_lookup_failed", group=group, error=error)
+            users = frozenset()
+        with self._lock:
+            self._members[group] = (now, users)
+        return users

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from slack_bolt import App
 
-from bot.slack.access import ChannelDirectory
+from bot.slack.access import ChannelDirectory, GroupDirectory
 from bot.slack.client import make_web_client
 from bot.slack.deps import AgentPort, SlackDeps
 from bot.slack.executor import ContextThreadPoolExecutor
@@ -52,7 +52,7 @@ def create_deps(settings: Settings, *, pool: ConnectionPool, agent: AgentPort,
         default_kb=settings.default_kb,
         channel_kbs=dict(settings.channel_kbs),
         restricted_probe=RestrictedProbe(pool, embedder) if embedder is not None else None,
-        **overrides,
+        **{"groups": GroupDirectory(client, pool), **overrides},
     )
 
 

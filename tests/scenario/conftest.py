@@ -35,6 +35,7 @@ SAMPLE_DOCS = (
     "k8s-pod-crashloop-runbook.md",  # runbooks: options for a vague "the runbook?"
     "mysql-slow-query-runbook.md",
     "leave-policy.md",
+    "finance-q3-2026-briefing.md",  # restricted: group:finance
 )
 SCENARIO_TEMPLATE = "ragbot_scenario_template"
 

@@ -90,6 +90,7 @@ class FakeSlack:
     bot_id: str = "BBOT"
     channels: dict[str, ChannelInfo] = field(default_factory=dict)
     users: dict[str, dict[str, Any]] = field(default_factory=dict)
+    usergroups: dict[str, list[str]] = field(default_factory=dict)  # id -> member ids
     # optional per-call latency, to model a slow Slack in benchmarks
     latency_s: float = 0.0
 
@@ -109,6 +110,7 @@ class FakeSlack:
             "chat.postEphemeral": self._post_ephemeral,
             "conversations.info": self._conversations_info,
             "users.info": self._users_info,
+            "usergroups.users.list": self._usergroup_users,
             "views.open": self._view,
             "views.update": self._view,
             "views.push": self._view,
@@ -324,6 +326,12 @@ class FakeSlack:
             user = {"id": user_id, "name": user_id.lower(), "is_bot": False,
                     "tz": "UTC", "profile": {"real_name": user_id}}
         return {"ok": True, "user": user}
+
+    def _usergroup_users(self, body: dict[str, Any]) -> dict[str, Any]:
+        members = self.usergroups.get(str(body.get("usergroup") or ""))
+        if members is None:
+            return {"ok": False, "error": "no_such_subteam"}
+        return {"ok": True, "users": list(members)}
 
     def _view(self, body: dict[str, Any]) -> dict[str, Any]:
         view = body.get("view") or {}

@@ -122,3 +122,12 @@ def test_mentions_and_links_from_documents_never_ping_or_unfurl(bot: Bot) -> Non
                 assert block["text"]["verbatim"] is True
     final = "\n".join(block_text(m) for m in bot.fake.messages(PUBLIC))
     assert "&lt;@U0ADMIN&gt;" in final  # the document's mention is shown as text
+
+
+def test_dm_of_a_group_member_gets_the_groups_documents(bot: Bot) -> None:
+    bot.fake.usergroups["finance"] = ["U0FIN"]
+    bot.fake.add_channel("D0FIN", is_im=True, user="U0FIN")
+    bot.fake.add_channel("D0OUT", is_im=True, user="U0OUT")
+    question = "2026年第三季度营业收入是多少？"
+    assert "4.82" in _ask(bot, "D0FIN", question, user="U0FIN")
+    assert "4.82" not in _ask(bot, "D0OUT", question, user="U0OUT")

@@ -101,7 +101,8 @@ def generate(inp: GenerateInput) -> Draft:
     if is_procedural(inp["question"]):
         chosen = _steps(candidates, fit)
     else:
-        chosen = _facts(candidates, terms, inp["queries"], passages)
+        frames = {n: terms_of(_frame(p), all_terms) for n, p in enumerate(passages, start=1)}
+        chosen = _facts(candidates, terms, inp["queries"], passages, frames)
     sentences: list[Sentence] = []
     lead = comparison_lead(inp["question"], passages) if is_comparison(inp["question"]) else None
     if lead is not None:
@@ -151,16 +152,26 @@ def _steps(candidates: list[Candidate], fit: list[float]) -> list[Candidate]:
 
 
 def _facts(candidates: list[Candidate], terms: list[str], queries: list[str],
-           passages: list[Passage]) -> list[Candidate]:
+           passages: list[Passage], frames: dict[int, set[str]]) -> list[Candidate]:
     chosen = [candidates[0]]
-    # The best sentence for each extra query (a bridge hop, a compared item).
+    # The best sentence for each extra query (a bridge hop, a compared item); the title
+    # counts, since a hop query starts with the name the document is about.
     for q in queries[1:]:
         q_terms = content_terms(q)
         if not q_terms:
             continue
         q_idf = _idf(q_terms, passages)
-        best = max(candidates, key=lambda c: (_score(q_terms, q_idf, c[3]), -c[1]))
-        if _score(q_terms, q_idf, best[3]) >= 0.5 and best not in chosen:
+
+        def q_score(c: Candidate, q_terms: list[str] = q_terms,
+                    q_idf: dict[str, float] = q_idf) -> float:
+            return _score(q_terms, q_idf, c[3]) + 0.5 * _score(q_terms, q_idf,
+                                                               c[3] | frames[c[1]])
+
+        rest = [c for c in candidates if c not in chosen]
+        if not rest:
+            break
+        best = max(rest, key=lambda c: (q_score(c), -c[1]))
+        if q_score(best) >= 0.75:
             chosen.append(best)
     # Then the best other sentences of the passages already quoted: the answer to a
     # lookup usually sits next to the sentence that names its subject.

@@ -73,7 +73,8 @@ def generate(inp: GenerateInput) -> Draft:
     terms = content_terms(u["query"])
     if not passages or not terms:
         return refusal(lang)
-    several = inp["route"] == "multi_retrieval" or len(inp["queries"]) > 1
+    several = (inp["route"] == "multi_retrieval" or len(inp["queries"]) > 1
+               or is_comparison(inp["question"]))
     if evidence_coverage(terms, passages, several=several) < REFUSE_BELOW:
         return refusal(lang)
     rejected = {norm(s) for s in inp["rejected"]}

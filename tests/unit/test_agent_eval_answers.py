@@ -37,7 +37,8 @@ def test_summary_counts_refusals_false_refusals_and_follow_up_recall() -> None:
     ]
     rows = [{**r, "scores": scores(r, qs[r["id"]])} for r in lines]
     s = answer_summary(rows)["overall"]
-    assert s["answer_acc"] == 1.0 and s["graded"] == 1
+    assert s["answer_acc"] == 1.0
+    assert s["graded"] == 1
     assert s["refusal_acc"] == 1.0
     assert s["false_refusal"] == 1 / 3
     assert s["followup_r@5"] == 0.5

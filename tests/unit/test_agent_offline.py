@@ -285,3 +285,34 @@ def test_context_pool_keeps_the_token_budget_and_best_ranks() -> None:
     pool = [passage(i, "word " * 100, rank=i) for i in range(10)]
     kept = context_pool(pool, budget_tokens=350)
     assert [p["chunk_id"] for p in kept] == [0, 1, 2]
+
+
+def test_comparison_names_the_older_of_two_people_from_their_own_passages() -> None:
+    pool = [passage(1, "Vic Darchinyan (born 7 January 1976) is an Armenian boxer.",
+                    doc_id="v", title="Vic Darchinyan"),
+            passage(2, "Sid Haig (born July 14, 1939) was an American actor.", doc_id="s",
+                    title="Sid Haig", rank=1)]
+    draft = _generate("Who is the oldest, Sid Haig or Vic Darchinyan?", pool)
+    assert draft["sentences"][0] == {"text": "Sid Haig.", "cites": [2]}
+    assert E.verify({"question": "q", "draft": draft, "passages": pool})["supported"]
+
+
+def test_both_question_is_answered_yes_only_when_each_side_has_the_property() -> None:
+    pool = [passage(1, "Christopher Nolan is a British film director.", doc_id="c",
+                    title="Christopher Nolan"),
+            passage(2, "Sathish Kalathil is an Indian film director and producer.", doc_id="s",
+                    title="Sathish Kalathil", rank=1)]
+    q = "Are Christopher Nolan and Sathish Kalathil both film directors?"
+    assert _generate(q, pool)["sentences"][0]["text"] == "Yes."
+    pool[1] = passage(2, "Sathish Kalathil is an Indian cricketer.", doc_id="s",
+                      title="Sathish Kalathil", rank=1)
+    assert _generate(q, pool)["sentences"][0]["text"] == "No."
+
+
+def test_relative_clause_question_takes_a_hop_even_when_one_passage_matches() -> None:
+    q = "The soundtrack of Natural Born Killers was produced by a man born in what year?"
+    ev = _evaluate(q, [passage(1, "The Natural Born Killers soundtrack was produced by Trent "
+                                  "Reznor of Nine Inch Nails, born in the year of the film.",
+                               title="Natural Born Killers soundtrack")], 1)
+    assert not ev["sufficient"]
+    assert ev["next_queries"][0]["query"].startswith("Trent Reznor")

@@ -26,7 +26,9 @@ def open_pool(url: str, *, min_size: int = 1, max_size: int = 8) -> ConnectionPo
         url,
         min_size=min_size,
         max_size=max_size,
-        kwargs={"autocommit": True},
+        # No server-side prepared statements: after five runs Postgres may switch a
+        # prepared search to a generic plan that skips the partial HNSW index.
+        kwargs={"autocommit": True, "prepare_threshold": None},
         configure=_configure,
         open=True,
     )

@@ -42,16 +42,19 @@ def cite_documents(draft: Draft, pool: list[Passage],
     return text, docs
 
 
-def ranked_retrieval(searches: list[SearchRecord]) -> tuple[list[str], list[int]]:
-    """Distinct doc and chunk ids over every search: best ranks of each search first."""
+def ranked_retrieval(searches: list[SearchRecord],
+                     lead: int = 5) -> tuple[list[str], list[int]]:
+    """Distinct doc and chunk ids over every search: the first round's top ``lead`` hits
+    first (the question's own searches lead), then best ranks of every search in turn."""
     items = sorted(
-        ((rank, rec["round"], i, doc_id, chunk_id)
+        ((0 if rec["round"] == 1 and rank < lead else 1, rank, rec["round"], i, doc_id,
+          chunk_id)
          for i, rec in enumerate(searches)
          for rank, (doc_id, chunk_id) in enumerate(zip(rec["doc_ids"], rec["chunk_ids"],
                                                        strict=True))),
-        key=lambda x: (x[0], x[1], x[2]))
-    docs = list(dict.fromkeys(x[3] for x in items))
-    chunks = list(dict.fromkeys(x[4] for x in items))
+        key=lambda x: x[:4])
+    docs = list(dict.fromkeys(x[4] for x in items))
+    chunks = list(dict.fromkeys(x[5] for x in items))
     return docs, chunks
 
 

@@ -269,16 +269,20 @@ def test_citations_are_numbered_by_document() -> None:
                                                                      (2, "b", [11])]
 
 
-def test_ranked_retrieval_interleaves_searches_and_dedups_documents() -> None:
+def test_ranked_retrieval_leads_with_the_first_round_then_interleaves_hops() -> None:
     searches = [
         {"id": "q1", "query": "x", "round": 1, "filters": {"doc_types": [], "sources": []},
          "chunk_ids": [1, 2, 3], "doc_ids": ["a", "a", "b"], "bridge_entity": None},
         {"id": "r2", "query": "y", "round": 2, "filters": {"doc_types": [], "sources": []},
          "chunk_ids": [9, 1], "doc_ids": ["c", "a"], "bridge_entity": "C"},
     ]
-    docs, chunks = ranked_retrieval(searches)  # type: ignore[arg-type]
+    docs, chunks = ranked_retrieval(searches, lead=1)  # type: ignore[arg-type]
     assert docs == ["a", "c", "b"]
     assert chunks == [1, 9, 2, 3]
+    # The first round's top hits lead; a later hop fills in after them.
+    docs, chunks = ranked_retrieval(searches, lead=5)  # type: ignore[arg-type]
+    assert docs == ["a", "b", "c"]
+    assert chunks == [1, 2, 3, 9]
 
 
 def test_context_pool_keeps_the_token_budget_and_best_ranks() -> None:

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import sys
-from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
+
+from bot.cli.progress import progress_bar
 
 if TYPE_CHECKING:
     from bot.context import AppContext
@@ -46,26 +46,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.set_defaults(handler=run)
 
 
-@contextlib.contextmanager
-def progress_bar(enabled: bool) -> Iterator[Callable[[int, int], None] | None]:
-    """A rich progress bar on stderr, only on a terminal (logs never get bar fragments)."""
-    if not enabled or not sys.stderr.isatty():
-        yield None
-        return
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
-
-    with Progress("[progress.description]{task.description}", BarColumn(),
-                  MofNCompleteColumn(), TimeRemainingColumn(),
-                  console=Console(stderr=True), transient=True) as bar:
-        task = bar.add_task("ingesting", total=None)
-
-        def update(done: int, total: int) -> None:
-            bar.update(task, completed=done, total=total)
-
-        yield update
-
-
 def run(args: argparse.Namespace, ctx: AppContext) -> int:
     from store.ingest import ingest_paths
 
@@ -76,7 +56,7 @@ def run(args: argparse.Namespace, ctx: AppContext) -> int:
         print("error: --max-file-mb must be positive", file=sys.stderr)
         return 2
     try:
-        with progress_bar(not args.no_progress) as on_progress:
+        with progress_bar(not args.no_progress, "ingesting") as on_progress:
             report = ingest_paths(
                 ctx.pool, kb, args.paths, embedder=ctx.embedder, doc_type=args.doc_type,
                 acl=args.acl, prune=args.prune, max_file_bytes=max_bytes,

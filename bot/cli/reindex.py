@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import sys
-from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
+
+from bot.cli.progress import progress_bar
 
 if TYPE_CHECKING:
     from bot.context import AppContext
-    from store.reindex import ReindexProgress
 
 _EPILOG = """\
 The new generation is built beside the active one with the configured embedding model
@@ -32,32 +31,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.set_defaults(handler=run)
 
 
-@contextlib.contextmanager
-def progress_bar(enabled: bool) -> Iterator[Callable[[ReindexProgress], None] | None]:
-    """A rich progress bar on stderr, only on a terminal (logs never get bar fragments)."""
-    if not enabled or not sys.stderr.isatty():
-        yield None
-        return
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
-
-    with Progress("[progress.description]{task.description}", BarColumn(),
-                  MofNCompleteColumn(), TimeRemainingColumn(),
-                  console=Console(stderr=True), transient=True) as bar:
-        task = bar.add_task("reindexing", total=None)
-
-        def update(event: ReindexProgress) -> None:
-            bar.update(task, completed=event.done, total=event.total or None,
-                       description=event.stage)
-
-        yield update
-
-
 def run(args: argparse.Namespace, ctx: AppContext) -> int:
     from store.reindex import reindex
 
     kb = args.kb or ctx.settings.default_kb
-    with progress_bar(not args.no_progress) as on_progress:
+    with progress_bar(not args.no_progress, "reindexing") as update:
+        on_progress = None if update is None else (
+            lambda event: update(event.done, event.total, event.stage))
         report = reindex(ctx.pool, kb, embedder=ctx.embedder, on_progress=on_progress,
                          max_file_bytes=ctx.settings.max_file_bytes)
     print(f"reindexed {kb}: {report.summary()}")

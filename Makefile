@@ -28,6 +28,9 @@ test: install
 bench: install
 	$(BIN)/python -m bench.search_latency
 	$(BIN)/python -m bench.ingest_throughput
+	$(BIN)/python -m bench.memory
+	$(BIN)/python -m bench.answer_latency
+	$(BIN)/python -m bench.slack_latency
 
 lint: install
 	$(BIN)/ruff check bot agent store tests bench

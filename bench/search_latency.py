@@ -18,6 +18,7 @@ from typing import Any, cast
 import numpy as np
 import numpy.typing as npt
 import psycopg
+from psycopg.conninfo import make_conninfo
 
 from bench.common import (
     add_database_args,
@@ -29,7 +30,14 @@ from bench.common import (
     print_table,
     write_results,
 )
-from bench.synthetic import CachedQueryEmbedder, QuerySample, create_kb, load_chunks, model_name
+from bench.synthetic import (
+    CachedQueryEmbedder,
+    QuerySample,
+    create_kb,
+    load_chunks,
+    model_name,
+    replay_samples,
+)
 from bot.logging_setup import configure_logging
 from store.db import ensure_vector_index
 from store.fusion import FusionMode
@@ -60,6 +68,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--build-workers", type=int, default=1,
                         help="max_parallel_maintenance_workers for the HNSW build")
     parser.add_argument("--keep", action="store_true", help="keep the benchmark databases")
+    parser.add_argument("--reuse", action="store_true",
+                        help="search a database kept by an earlier --keep run of the same "
+                        "size (its queries are replayed); implies --keep")
     parser.add_argument("--auto-prepare", action="store_true",
                         help="let psycopg prepare statements (its default; see bench_pool)")
     args = parser.parse_args(argv)
@@ -69,11 +80,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     modes = [cast(FusionMode, m.strip()) for m in args.modes.split(",")]
     results = []
     for size in (int(s) for s in args.sizes.split(",")):
-        url = fresh_database(admin, f"search_{size}")
+        url = _kept_database(admin, size) if args.reuse else None
+        reused = url is not None
+        url = url or fresh_database(admin, f"search_{size}")
         try:
-            results.append(run_size(url, size, args, modes))
+            results.append(run_size(url, size, args, modes, reused=reused))
         finally:
-            if not args.keep:
+            if not (args.keep or args.reuse):
                 drop_database(admin, url)
         _print(results)
     path = write_results("search_latency", {"dim": args.dim, "results": results})
@@ -81,11 +94,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
+def _kept_database(admin: str, size: int) -> str | None:
+    """The URL of a kept database with ``size`` chunks in KB "bench" and its index, or None."""
+    url = make_conninfo(admin, dbname=f"ragbot_bench_search_{size}")
+    try:
+        with psycopg.connect(url, autocommit=True) as conn:
+            row = conn.execute(
+                "SELECT count(*), (SELECT count(*) FROM pg_indexes WHERE tablename = 'chunks' "
+                "AND indexdef LIKE '%%hnsw%%') FROM chunks c JOIN knowledge_bases k "
+                "ON k.id = c.kb_id WHERE k.name = %s", [KB]).fetchone()
+    except psycopg.Error:
+        return None
+    return url if row and row[0] == size and row[1] else None
+
+
 def run_size(url: str, size: int, args: argparse.Namespace,
-             modes: Sequence[FusionMode]) -> dict[str, Any]:
+             modes: Sequence[FusionMode], *, reused: bool = False) -> dict[str, Any]:
     # one connection, so the backend whose CPU time is read is the one that searches
     pool = bench_pool(url, auto_prepare=args.auto_prepare, max_size=1)
     try:
+        if reused:
+            return _measure(pool, size, args, modes, {"chunks": size, "reused": True,
+                                                      "load_s": 0.0, "index_build_s": 0.0})
         with pool.connection() as conn:
             kb_id = create_kb(conn, KB, args.dim)
             t0 = time.perf_counter()
@@ -101,18 +131,32 @@ def run_size(url: str, size: int, args: argparse.Namespace,
             index_s = time.perf_counter() - t0
             conn.execute("VACUUM ANALYZE chunks")
             conn.execute("VACUUM ANALYZE documents")
-        embedder = CachedQueryEmbedder(model_name(args.dim), args.dim, samples)
-        row: dict[str, Any] = {"chunks": size, "load_s": round(load_s, 1),
-                               "index_build_s": round(index_s, 1)}
-        for mode in modes:
-            row[mode] = _latency(pool, embedder, samples[:args.queries], mode)
-        row["keyword_match_fraction"] = _match_fraction(pool, size, samples[:20])
-        for ef in (int(e) for e in args.ef.split(",")):
-            row[f"recall_at_10_ef{ef}"] = _recall(pool, kb_id, args.dim,
-                                                  samples[:args.recall_queries], ef)
-        return row
+        return _measure(pool, size, args, modes, {"chunks": size, "load_s": round(load_s, 1),
+                                                  "index_build_s": round(index_s, 1)},
+                        samples=samples)
     finally:
         pool.close()
+
+
+def _measure(pool: Any, size: int, args: argparse.Namespace, modes: Sequence[FusionMode],
+             row: dict[str, Any], *, samples: Sequence[QuerySample] | None = None
+             ) -> dict[str, Any]:
+    """Latency per mode, the keyword match share and HNSW recall on a loaded database."""
+    if samples is None:
+        samples = replay_samples(size, args.dim, queries=max(args.queries, args.recall_queries),
+                                 query_terms=args.query_terms)
+    with pool.connection() as conn:
+        row_kb = conn.execute("SELECT id FROM knowledge_bases WHERE name = %s", [KB]).fetchone()
+    assert row_kb is not None
+    kb_id = int(row_kb[0])
+    embedder = CachedQueryEmbedder(model_name(args.dim), args.dim, samples)
+    for mode in modes:
+        row[mode] = _latency(pool, embedder, samples[:args.queries], mode)
+    row["keyword_match_fraction"] = _match_fraction(pool, size, samples[:20])
+    for ef in (int(e) for e in args.ef.split(",")):
+        row[f"recall_at_10_ef{ef}"] = _recall(pool, kb_id, args.dim,
+                                              samples[:args.recall_queries], ef)
+    return row
 
 
 def _latency(pool: Any, embedder: CachedQueryEmbedder, samples: Sequence[QuerySample],

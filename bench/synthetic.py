@@ -122,6 +122,29 @@ def load_chunks(conn: psycopg.Connection, kb_id: int, count: int, dim: int, *,
     return samples
 
 
+def replay_samples(count: int, dim: int, *, queries: int, query_terms: int = 8,
+                   seed: int = 7) -> list[QuerySample]:
+    """The query samples :func:`load_chunks` returned for the same arguments, without loading.
+
+    Replays its random draws (vectors and words batch by batch), so a kept benchmark
+    database can be searched again with the queries that were drawn from its chunks.
+    """
+    rng = np.random.default_rng(seed)
+    probabilities = _word_probabilities()
+    vocabulary = np.array([f"w{i}" for i in range(VOCABULARY)])
+    query_rows = set(rng.choice(count, size=min(queries, count), replace=False).tolist())
+    samples: list[QuerySample] = []
+    for start in range(0, count, _BATCH):
+        size = min(_BATCH, count - start)
+        vectors = rng.standard_normal((size, dim), dtype=np.float32)
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        words = rng.choice(VOCABULARY, size=(size, WORDS_PER_CHUNK), p=probabilities)
+        for i in range(size):
+            if start + i in query_rows:
+                samples.append(_query(rng, vectors[i], words[i], vocabulary, query_terms))
+    return samples
+
+
 def _query(rng: np.random.Generator, vector: npt.NDArray[np.float32],
            words: npt.NDArray[np.int64], vocabulary: npt.NDArray[np.str_],
            terms: int) -> QuerySample:

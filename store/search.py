@@ -33,8 +33,6 @@ DEFAULT_CANDIDATES = 50
 MAX_QUERY_TERMS = 32
 # A term estimated in more chunks than this only scores chunks, it does not select them.
 COMMON_TERM_ROWS = 1000
-# kw_n counts the KB's chunks up to this many (idf only needs the order of magnitude).
-_KB_SIZE_CAP = 20000
 # Candidate list of the HNSW scan; with iterative scans on, it is the first batch, not a cap.
 _EF_SEARCH_MIN = 100
 
@@ -127,11 +125,18 @@ def build_sql(dim: int, weights: FusionWeights, *, use_keyword: bool, where: str
         # with ts_rank_cd, 0.98 with this). Document frequencies come from the match set
         # itself, within the KB and filters, so no statistics table is needed.
         ctes.append(f"""
+        kw_q AS MATERIALIZED (
+            -- parsed once: inlined, to_tsquery would run again for every (chunk, term) pair
+            SELECT to_tsquery('simple', x) AS q, i
+            FROM unnest(%(terms)s::text[]) WITH ORDINALITY u(x, i)
+        ),
         kw_term AS (
-            SELECT c.id, t.i, ts_rank(c.tsv, t.q, 1) AS r
+            -- one index scan for the OR query, each chunk's terms ranked from its row (OFFSET 0
+            -- keeps the planner from turning this into one index and heap scan per term)
+            SELECT c.id, t.i, t.r
             FROM chunks c
-            JOIN (SELECT to_tsquery('simple', x) AS q, i
-                  FROM unnest(%(terms)s::text[]) WITH ORDINALITY u(x, i)) t ON c.tsv @@ t.q
+            CROSS JOIN LATERAL (SELECT q.i, ts_rank(c.tsv, q.q, 1) AS r FROM kw_q q
+                                WHERE c.tsv @@ q.q OFFSET 0) t
             WHERE c.tsv @@ to_tsquery('simple', %(tsq)s) AND {scope}
         ),
         kw_df AS (
@@ -140,12 +145,11 @@ def build_sql(dim: int, weights: FusionWeights, *, use_keyword: bool, where: str
             LEFT JOIN (SELECT i, count(*) AS df FROM kw_term GROUP BY i) m USING (i)
         ),
         kw_n AS (
-            -- the KB's size for idf, counted up to a cap (its cost grows with the count)
-            SELECT greatest(count(*), 1)::float8 AS n FROM (
-                SELECT 1 FROM chunks c
-                WHERE c.kb_id = %(kb_id)s AND c.generation =
-                    (SELECT active_generation FROM knowledge_bases WHERE id = %(kb_id)s)
-                LIMIT {_KB_SIZE_CAP}) s
+            -- the active generation's size for idf, kept by triggers on chunks
+            SELECT greatest(coalesce((
+                SELECT g.chunk_count FROM knowledge_bases k
+                JOIN generations g ON g.kb_id = k.id AND g.generation = k.active_generation
+                WHERE k.id = %(kb_id)s), 1), 1)::float8 AS n
         ),
         kw AS (
             SELECT id, row_number() OVER (ORDER BY score DESC, id) AS r FROM (
@@ -182,7 +186,8 @@ def build_sql(dim: int, weights: FusionWeights, *, use_keyword: bool, where: str
     return ("WITH" + ",".join(ctes) + """
         SELECT f.id, doc.doc_key, doc.title, c.source, c.doc_type, c.heading_path, c.text,
                f.score, f.dense_rank, f.keyword_rank
-        FROM fused f
+        FROM (SELECT * FROM fused ORDER BY score DESC, id LIMIT %(limit)s) f
+        -- cut to the top rows first: only they fetch (and detoast) their text and document
         JOIN chunks c ON c.id = f.id
         JOIN documents doc ON doc.id = c.document_id
         ORDER BY f.score DESC, f.id

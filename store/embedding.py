@@ -54,7 +54,10 @@ class SentenceTransformerEmbedder:
         self.name = name
         self.batch_size = batch_size
         self._model = SentenceTransformer(path or name, device=device)
-        dim = self._model.get_sentence_embedding_dimension()
+        # sentence-transformers 5.x renamed the method; keep working on both sides of it.
+        dimension = (getattr(self._model, "get_embedding_dimension", None)
+                     or self._model.get_sentence_embedding_dimension)
+        dim = dimension()
         if dim is None:
             raise StoreError(f"embedding model {name!r} does not report its dimension")
         self.dim = int(dim)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 import structlog
@@ -52,7 +53,11 @@ def main(argv: list[str] | None = None) -> int:
 
     args = build_parser().parse_args(argv)
     settings = Settings()
-    configure_logging(args.log_level or settings.log_level, settings.log_format)
+    level = args.log_level or settings.log_level
+    if getattr(args, "interactive", False) and not args.log_level \
+            and "RAGBOT_LOG_LEVEL" not in os.environ:
+        level = "WARNING"
+    configure_logging(level, settings.log_format)
     ctx = AppContext(settings)
     try:
         return int(args.handler(args, ctx))

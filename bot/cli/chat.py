@@ -21,7 +21,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument("--thread", default=None, help="continue this conversation id")
     parser.add_argument("--principal", action="append", default=None, metavar="P",
                         help="access principal, e.g. user:U123 (repeatable; public always)")
-    parser.set_defaults(handler=handle)
+    # A conversation on the terminal: per-turn log lines would interleave with the answers.
+    parser.set_defaults(handler=handle, interactive=True)
 
 
 def show_answer(console: Console, result: AnswerResult) -> None:

@@ -147,7 +147,10 @@ def _measure(pool: Any, size: int, args: argparse.Namespace, modes: Sequence[Fus
                                  query_terms=args.query_terms)
     with pool.connection() as conn:
         row_kb = conn.execute("SELECT id FROM knowledge_bases WHERE name = %s", [KB]).fetchone()
+        # the buffer cache decides whether HNSW index and heap pages stay resident
+        buffers = conn.execute("SHOW shared_buffers").fetchone()
     assert row_kb is not None
+    row["shared_buffers"] = buffers[0] if buffers else None
     kb_id = int(row_kb[0])
     embedder = CachedQueryEmbedder(model_name(args.dim), args.dim, samples)
     for mode in modes:

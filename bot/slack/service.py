@@ -4,6 +4,7 @@ the benchmark, so all three run the same machinery."""
 
 from __future__ import annotations
 
+import threading
 from typing import TYPE_CHECKING, Any
 
 import structlog
@@ -28,6 +29,7 @@ class SlackService:
         self.maintenance = Maintenance(deps)
         self.http: SlackHTTPServer | None = None
         self._socket: Any = None
+        self._stopped = threading.Event()
 
     def start_http(self, host: str = "0.0.0.0", port: int = 3000,  # noqa: S104
                    *, background: bool = True) -> SlackHTTPServer:
@@ -42,15 +44,20 @@ class SlackService:
         return self.http
 
     def start_socket_mode(self) -> None:
-        """Connect over Socket Mode (SLACK_APP_TOKEN) and block until interrupted."""
+        """Connect over Socket Mode (SLACK_APP_TOKEN) and block until ``stop()`` or an
+        interrupt."""
         from slack_bolt.adapter.socket_mode import SocketModeHandler
 
         self.maintenance.start()
         self._socket = SocketModeHandler(self.app, self.deps.settings.slack_app_token)
         log.info("slack_socket_mode_connecting", instance=self.deps.instance_id)
-        self._socket.start()
+        self._socket.connect()
+        # not SocketModeHandler.start(): it waits on an Event of its own that nothing sets,
+        # so stop() from another thread would close the socket but never return this call
+        self._stopped.wait()
 
     def stop(self) -> None:
+        self._stopped.set()
         if self.http is not None:
             self.http.shutdown()
         if self._socket is not None:

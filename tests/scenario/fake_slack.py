@@ -165,6 +165,11 @@ class FakeSlack:
         self.channels[channel_id] = info
         return info
 
+    def answer(self, method: str, handler: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
+        """Answer ``method`` with ``handler(body)`` (a Slack JSON response) from now on."""
+        with self._cond:
+            self._handlers[method] = handler
+
     def rate_limit(self, method: str, times: int = 1, retry_after: int = 1) -> None:
         """Answer the next ``times`` calls of ``method`` with 429 and ``Retry-After``."""
         self._script(method, _Script(times, 429, retry_after, "ratelimited"))

@@ -129,9 +129,10 @@ def _start_bot(url: str, fake_url: str, workers: int) -> tuple[Any, Any, Any, An
     from bot.slack.app import create_deps
     from bot.slack.service import SlackService
     from store.db import open_pool
-    from store.embedding import load_embedder
+    from store.embedding import load_embedder, serving_threads
     from tests.scenario.signed import SlackSender
 
+    serving_threads()  # as `ragbot serve` does
     pool = open_pool(url, max_size=workers * 2 + 12)
     embedder = load_embedder()
     agent = build_agent(pool, embedder)

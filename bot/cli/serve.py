@@ -45,7 +45,9 @@ def handle(args: argparse.Namespace, ctx: AppContext) -> int:
     from bot.slack.listeners.commands import start_job_worker
     from bot.slack.service import SlackService
     from store.db import open_pool
+    from store.embedding import serving_threads
 
+    serving_threads()
     log = structlog.get_logger("ragbot.serve")
     http = args.http or not ctx.settings.slack_app_token
     missing = _missing(ctx, http)

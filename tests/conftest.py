@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,6 +14,8 @@ import pytest
 from psycopg import sql
 from psycopg.conninfo import make_conninfo
 from psycopg_pool import ConnectionPool
+
+from tests.databases import cloned_database
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
@@ -60,14 +61,8 @@ def _template(pg_admin_url: str) -> str:
 @pytest.fixture
 def db_url(pg_admin_url: str, _template: str) -> Iterator[str]:
     """A fresh, migrated database for one test."""
-    name = f"t_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(pg_admin_url, autocommit=True) as conn:
-        conn.execute(sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(
-            sql.Identifier(name), sql.Identifier(_template)))
-    yield make_conninfo(pg_admin_url, dbname=name)
-    with psycopg.connect(pg_admin_url, autocommit=True) as conn:
-        conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(
-            sql.Identifier(name)))
+    with cloned_database(pg_admin_url, _template) as url:
+        yield url
 
 
 @pytest.fixture

@@ -7,7 +7,6 @@ fresh clone of it, so tests are isolated and cheap.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +18,7 @@ from psycopg import sql
 from psycopg.conninfo import make_conninfo
 from psycopg_pool import ConnectionPool
 
+from tests.databases import cloned_database
 from tests.scenario.fake_slack import FakeSlack
 from tests.scenario.signed import SlackSender
 
@@ -75,14 +75,8 @@ def scenario_template(pg_admin_url: str, _template: str, embedder: Any) -> str:
 @pytest.fixture
 def scenario_db(pg_admin_url: str, scenario_template: str) -> Iterator[str]:
     """A fresh database with the sample KB, for one test."""
-    name = f"s_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(pg_admin_url, autocommit=True) as conn:
-        conn.execute(sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(
-            sql.Identifier(name), sql.Identifier(scenario_template)))
-    yield make_conninfo(pg_admin_url, dbname=name)
-    with psycopg.connect(pg_admin_url, autocommit=True) as conn:
-        conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(
-            sql.Identifier(name)))
+    with cloned_database(pg_admin_url, scenario_template, prefix="s") as url:
+        yield url
 
 
 @pytest.fixture

@@ -10,8 +10,9 @@ at the median: the keyword side's cost grows with that share.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -97,12 +98,8 @@ def load_chunks(conn: psycopg.Connection, kb_id: int, count: int, dim: int, *,
             "COPY bench_stage (document_id, position, text, embedding) FROM STDIN "
             "WITH (FORMAT BINARY)") as copy:
         copy.set_types(["int8", "int4", "text", "vector"])
-        for start in range(0, count, _BATCH):
-            size = min(_BATCH, count - start)
-            vectors = rng.standard_normal((size, dim), dtype=np.float32)
-            vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-            words = rng.choice(VOCABULARY, size=(size, WORDS_PER_CHUNK), p=probabilities)
-            for i in range(size):
+        for start, vectors, words in _batches(rng, count, dim, probabilities):
+            for i in range(len(vectors)):
                 row = start + i
                 text = " ".join(vocabulary[words[i]])
                 copy.write_row((first[0] + row // CHUNKS_PER_DOCUMENT,
@@ -122,6 +119,21 @@ def load_chunks(conn: psycopg.Connection, kb_id: int, count: int, dim: int, *,
     return samples
 
 
+def _batches(rng: np.random.Generator, count: int, dim: int, probabilities: Any
+             ) -> Iterator[tuple[int, Any, Any]]:
+    """Chunk draws batch by batch: (first row, unit vectors, word ids).
+
+    Lazy, so the caller's own draws between batches (query samples) keep their order: the
+    loader and :func:`replay_samples` see the same random stream.
+    """
+    for start in range(0, count, _BATCH):
+        size = min(_BATCH, count - start)
+        vectors = rng.standard_normal((size, dim), dtype=np.float32)
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        yield start, vectors, rng.choice(VOCABULARY, size=(size, WORDS_PER_CHUNK),
+                                         p=probabilities)
+
+
 def replay_samples(count: int, dim: int, *, queries: int, query_terms: int = 8,
                    seed: int = 7) -> list[QuerySample]:
     """The query samples :func:`load_chunks` returned for the same arguments, without loading.
@@ -134,12 +146,8 @@ def replay_samples(count: int, dim: int, *, queries: int, query_terms: int = 8,
     vocabulary = np.array([f"w{i}" for i in range(VOCABULARY)])
     query_rows = set(rng.choice(count, size=min(queries, count), replace=False).tolist())
     samples: list[QuerySample] = []
-    for start in range(0, count, _BATCH):
-        size = min(_BATCH, count - start)
-        vectors = rng.standard_normal((size, dim), dtype=np.float32)
-        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-        words = rng.choice(VOCABULARY, size=(size, WORDS_PER_CHUNK), p=probabilities)
-        for i in range(size):
+    for start, vectors, words in _batches(rng, count, dim, probabilities):
+        for i in range(len(vectors)):
             if start + i in query_rows:
                 samples.append(_query(rng, vectors[i], words[i], vocabulary, query_terms))
     return samples

@@ -1,9 +1,10 @@
 """Votes (👍/👎) on the bot's answers, and their export as evaluation questions.
 
 One vote per user per answer message: a new reaction from the same user replaces the old
-one, removing it withdraws it. Each vote keeps a snapshot of the turn's trace (question,
-rewrite, retrieved and cited chunks, answer), so the export stays complete even if traces
-are pruned later.
+one, removing it withdraws it; each reaction follows its latest event by Slack's event
+time, so redelivered or reordered events cannot bring a withdrawn vote back. Each vote
+keeps a snapshot of the turn's trace (question, rewrite, retrieved and cited chunks,
+answer), so the export stays complete even if traces are pruned later.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
+from decimal import Decimal
 from typing import Any, Literal
 
 import psycopg
@@ -69,6 +71,65 @@ def withdraw_vote(conn: psycopg.Connection, *, channel: str, message_ts: str, us
         [channel, message_ts, user, vote, vote],
     )
     return cur.rowcount > 0
+
+
+_REACTION_LOCK_NAMESPACE = 0x6662  # "fb": advisory lock class, one per (answer, user)
+
+
+@dataclass(frozen=True)
+class ReactionOutcome:
+    """What a reaction event did."""
+
+    applied: bool  # False: older than what is recorded for that reaction (stale, ignored)
+    vote: Vote | None  # the user's vote on the answer afterwards
+
+
+def apply_reaction(conn: psycopg.Connection, *, channel: str, message_ts: str, user: str,
+                   vote: Vote, present: bool, event_ts: Decimal, trace_id: str,
+                   trace: dict[str, Any] | None = None,
+                   kb: str | None = None) -> ReactionOutcome:
+    """Record that ``user``'s 👍 or 👎 (``vote``) on the answer at (channel, message_ts)
+    was added (``present``) or removed at Slack's ``event_ts``, and derive their vote.
+
+    Each reaction keeps the state of its latest event only: Slack may redeliver a
+    ``reaction_added`` after the ``reaction_removed`` that followed it, or deliver the two
+    out of order, and the older event must not win. A removal is kept as a tombstone for
+    this reason. The vote is the most recently added reaction still present, so 👍 then 👎
+    is 👎, and removing the 👍 afterwards leaves the 👎.
+    """
+    if vote not in (UP, DOWN):
+        raise ValueError(f"vote must be 1 or -1, got {vote!r}")
+    key = [channel, message_ts, user]
+    with conn.transaction():
+        # two events of one user on one answer at once: each derives the vote from the
+        # other's finished write
+        conn.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))",
+                     [_REACTION_LOCK_NAMESPACE, "\x1f".join(key)])
+        applied = conn.execute(
+            """
+            INSERT INTO feedback_reactions (channel, message_ts, user_id, vote, present,
+                                            event_ts)
+            VALUES (%s, %s, %s, %s, %s, %s)
+            ON CONFLICT (channel, message_ts, user_id, vote) DO UPDATE
+               SET present = EXCLUDED.present, event_ts = EXCLUDED.event_ts,
+                   updated_at = now()
+             WHERE feedback_reactions.event_ts < EXCLUDED.event_ts
+            RETURNING 1
+            """,
+            [*key, vote, present, event_ts],
+        ).fetchone() is not None
+        row = conn.execute(
+            "SELECT vote FROM feedback_reactions WHERE channel = %s AND message_ts = %s "
+            "AND user_id = %s AND present ORDER BY event_ts DESC LIMIT 1", key).fetchone()
+        current: Vote | None = int(row[0]) if row else None  # type: ignore[assignment]
+        if not applied:
+            return ReactionOutcome(applied=False, vote=current)
+        if current is None:
+            withdraw_vote(conn, channel=channel, message_ts=message_ts, user=user)
+        else:
+            record_vote(conn, channel=channel, message_ts=message_ts, user=user,
+                        vote=current, trace_id=trace_id, trace=trace, kb=kb)
+    return ReactionOutcome(applied=True, vote=current)
 
 
 def get_votes(conn: psycopg.Connection, channel: str, message_ts: str) -> dict[str, int]:

@@ -218,6 +218,24 @@ MIGRATIONS: list[str] = [
         REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT
         EXECUTE FUNCTION chunks_count_delete();
     """,
+    # feedback: each reaction's latest state by Slack's event time, so a redelivered
+    # reaction_added older than its removal (or events out of order) cannot restore a vote.
+    # Existing votes become present reactions as of their last update.
+    """
+    CREATE TABLE feedback_reactions (
+        channel text NOT NULL,
+        message_ts text NOT NULL,
+        user_id text NOT NULL,
+        vote smallint NOT NULL CHECK (vote IN (-1, 1)),
+        present boolean NOT NULL,
+        event_ts numeric NOT NULL,
+        updated_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (channel, message_ts, user_id, vote)
+    );
+    INSERT INTO feedback_reactions (channel, message_ts, user_id, vote, present, event_ts)
+    SELECT channel, message_ts, user_id, vote, true, extract(epoch FROM updated_at)
+      FROM feedback_votes;
+    """,
 ]
 
 

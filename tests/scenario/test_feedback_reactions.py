@@ -87,6 +87,41 @@ def test_reaction_stores_one_vote_per_user_with_the_trace_and_removal_withdraws_
     wait_votes(bot, answer_ts, {})
 
 
+def test_reaction_added_redelivered_after_its_removal_does_not_restore_the_vote(
+        bot: Bot) -> None:
+    _question_ts, answer_ts = ask(bot, "How do I deploy to production?")
+    added = reaction("reaction_added", PUBLIC, answer_ts, "thumbsup", "U2")
+    removed = reaction("reaction_removed", PUBLIC, answer_ts, "thumbsup", "U2")
+    removed["event_ts"] = f"{float(added['event_ts']) + 1:.6f}"
+    assert bot.sender.event(added, event_id="EvADD").status == 200
+    wait_votes(bot, answer_ts, {"U2": 1})
+    assert bot.sender.event(removed).status == 200
+    wait_votes(bot, answer_ts, {})
+    # the old reaction_added comes again after the removal, same event_ts; under a new
+    # event id, as the event-id dedup would drop a plain retry before it got here
+    assert bot.sender.event(added, event_id="EvADD2", retry_num=1).status == 200
+    time.sleep(0.5)  # the listener runs after the ack: give a wrong write time to land
+    wait_votes(bot, answer_ts, {})
+    # a genuinely new 👍, later than the removal, counts again
+    again = reaction("reaction_added", PUBLIC, answer_ts, "+1", "U2")
+    again["event_ts"] = f"{float(removed['event_ts']) + 1:.6f}"
+    assert bot.sender.event(again).status == 200
+    wait_votes(bot, answer_ts, {"U2": 1})
+
+
+def test_removal_delivered_before_its_add_leaves_no_vote(bot: Bot) -> None:
+    _question_ts, answer_ts = ask(bot, "How do I deploy to production?")
+    added = reaction("reaction_added", PUBLIC, answer_ts, "-1", "U5")
+    removed = reaction("reaction_removed", PUBLIC, answer_ts, "-1", "U5")
+    removed["event_ts"] = f"{float(added['event_ts']) + 0.5:.6f}"
+    control = reaction("reaction_added", PUBLIC, answer_ts, "+1", "U6")
+    for event in (removed, added, control):  # out of order: the removal arrives first
+        assert bot.sender.event(event).status == 200
+    wait_votes(bot, answer_ts, {"U6": 1})
+    time.sleep(0.3)
+    wait_votes(bot, answer_ts, {"U6": 1})
+
+
 def test_reactions_on_other_messages_and_other_emoji_are_ignored(bot: Bot) -> None:
     question_ts, answer_ts = ask(bot, "Which product line had the highest return rate "
                                       "in Q3 2026?")

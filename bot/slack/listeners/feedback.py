@@ -2,16 +2,19 @@
 
 ``reaction_added`` records (or replaces) the reacting user's vote; ``reaction_removed``
 withdraws it. Reactions on any message that is not one of the bot's answers are ignored.
-Both are idempotent, so Slack's redeliveries need no deduplication here.
+Each reaction follows its latest event by Slack's ``event_ts``, so a redelivered or
+reordered older event changes nothing (``store.feedback.apply_reaction``).
 """
 
 from __future__ import annotations
 
+import time
+from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any, Protocol
 
 import structlog
 
-from store.feedback import DOWN, UP, Vote
+from store.feedback import DOWN, UP, ReactionOutcome, Vote, apply_reaction
 
 if TYPE_CHECKING:
     from psycopg import Connection
@@ -78,49 +81,53 @@ def _target(event: dict[str, Any]) -> tuple[str, str] | None:
     return str(item["channel"]), str(item["ts"])
 
 
-def on_reaction_added(deps: FeedbackDeps, event: dict[str, Any],
-                      bot_user_id: str | None) -> bool:
-    """Store the vote a reaction means; returns whether one was stored."""
-    from store.feedback import record_vote
+def event_time(event: dict[str, Any], body: dict[str, Any] | None = None) -> Decimal:
+    """When Slack says the reaction happened: the event's ``event_ts`` (exact, the same on
+    every redelivery), else the envelope's ``event_time`` (whole seconds)."""
+    for value in (event.get("event_ts"), (body or {}).get("event_time")):
+        try:
+            return Decimal(str(value))
+        except (InvalidOperation, ValueError):
+            continue
+    return Decimal(repr(time.time()))  # neither: arrival time is the best there is
 
+
+def on_reaction(deps: FeedbackDeps, event: dict[str, Any], *, present: bool,
+                body: dict[str, Any] | None = None,
+                bot_user_id: str | None = None) -> ReactionOutcome | None:
+    """Apply a ``reaction_added`` (``present``) or ``reaction_removed`` to the reacting
+    user's vote. None when it is not a vote on one of the bot's answers."""
     vote, target, user = vote_for_reaction(event.get("reaction")), _target(event), event.get("user")
     if vote is None or target is None or not user or user == bot_user_id:
-        return False
+        return None
     channel, ts = target
+    at = event_time(event, body)
     with deps.pool.connection() as conn:
         found = _answer_trace(conn, channel, ts)
         if found is None:
-            return False
+            return None
         trace_id, trace, kb = found
-        record_vote(conn, channel=channel, message_ts=ts, user=str(user), vote=vote,
-                    trace_id=trace_id, trace=trace, kb=kb or trace.get("kb"))
-    log.info("feedback_vote", trace_id=trace_id, vote=vote, user=user, channel=channel)
-    return True
-
-
-def on_reaction_removed(deps: FeedbackDeps, event: dict[str, Any]) -> bool:
-    """Withdraw the vote a removed reaction stood for; returns whether one was removed."""
-    from store.feedback import withdraw_vote
-
-    vote, target, user = vote_for_reaction(event.get("reaction")), _target(event), event.get("user")
-    if vote is None or target is None or not user:
-        return False
-    channel, ts = target
-    with deps.pool.connection() as conn:
-        removed = withdraw_vote(conn, channel=channel, message_ts=ts, user=str(user), vote=vote)
-    if removed:
-        log.info("feedback_vote_withdrawn", vote=vote, user=user, channel=channel)
-    return removed
+        outcome = apply_reaction(conn, channel=channel, message_ts=ts, user=str(user),
+                                 vote=vote, present=present, event_ts=at, trace_id=trace_id,
+                                 trace=trace, kb=kb or trace.get("kb"))
+    if outcome.applied:
+        log.info("feedback_vote", trace_id=trace_id, reaction=vote, present=present,
+                 vote=outcome.vote, user=user, channel=channel)
+    else:  # a redelivery or an out-of-order event older than the recorded one
+        log.info("feedback_reaction_stale", trace_id=trace_id, reaction=vote,
+                 present=present, event_ts=str(at), user=user, channel=channel)
+    return outcome
 
 
 def register(app: App, deps: FeedbackDeps) -> None:
     """Wire the reaction events on ``app``."""
 
-    def added(event: dict[str, Any], context: dict[str, Any]) -> None:
-        on_reaction_added(deps, event, context.get("bot_user_id"))
+    def added(body: dict[str, Any], event: dict[str, Any], context: dict[str, Any]) -> None:
+        on_reaction(deps, event, present=True, body=body,
+                    bot_user_id=context.get("bot_user_id"))
 
-    def removed(event: dict[str, Any]) -> None:
-        on_reaction_removed(deps, event)
+    def removed(body: dict[str, Any], event: dict[str, Any]) -> None:
+        on_reaction(deps, event, present=False, body=body)
 
     app.event("reaction_added")(added)
     app.event("reaction_removed")(removed)

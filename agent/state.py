@@ -9,7 +9,7 @@ Each engine method takes one ``*Input`` and returns one output type; see ``agent
 
 from __future__ import annotations
 
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal, NotRequired, TypedDict
 
 Language = Literal["zh", "en"]
 Route = Literal["direct_answer", "single_retrieval", "multi_retrieval", "clarify"]
@@ -109,6 +109,7 @@ class SubQuestion(TypedDict):
     query: str
     depends_on: list[str]  # ids whose findings (bridge entity) rewrite this query
     filters: FilterSpec
+    entity: NotRequired[str]  # the bridge name a hop follows (offline multi-hop chains)
 
 
 class PlanInput(TypedDict):
@@ -144,6 +145,7 @@ class EvaluateInput(TypedDict):
     new_chunk_ids: list[int]  # found this round and not before
     round: int  # 1-based round just finished
     max_rounds: int
+    searches: NotRequired[list[SearchRecord]]  # every search so far, in order
 
 
 class Evaluation(TypedDict):
@@ -151,6 +153,7 @@ class Evaluation(TypedDict):
     missing: list[str]  # entities/terms without support in the pool
     next_queries: list[SubQuestion]  # empty when sufficient
     reason: str
+    chain: NotRequired[list[str]]  # doc ids of a multi-hop chain, anchor first
 
 
 # ---------------------------------------------------------------- generate / verify

@@ -29,7 +29,7 @@ def evaluate(state: GraphState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         question=state["question"], understanding=state["understanding"], plan=state["plan"],
         passages=list(state.get("passages") or []),
         new_chunk_ids=list(state.get("last_new_chunk_ids") or []),
-        round=round_, max_rounds=cfg.max_rounds))
+        round=round_, max_rounds=cfg.max_rounds, searches=list(state.get("searches") or [])))
     overlap = round_overlap(list(state.get("round_chunk_ids") or []),
                             list(state.get("last_new_chunk_ids") or []))
     stop = None
@@ -39,13 +39,14 @@ def evaluate(state: GraphState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         stop = f"round {round_} found little new ({overlap:.0%} seen before)"
     if stop:
         ev = Evaluation(sufficient=ev["sufficient"], missing=ev["missing"], next_queries=[],
-                        reason=stop)
+                        reason=stop, chain=ev.get("chain", []))
     ctx.trace.record(
         "evaluate", started,
         {"round": round_, "pool": len(state.get("passages") or []),
          "overlap": round(overlap, 3)},
         {"sufficient": ev["sufficient"], "missing": ev["missing"], "reason": ev["reason"],
-         "next_queries": [q["query"] for q in ev["next_queries"]]})
+         "next_queries": [q["query"] for q in ev["next_queries"]],
+         "chain": ev.get("chain", [])})
     return {"evaluation": ev, "pending_queries": ev["next_queries"]}
 
 

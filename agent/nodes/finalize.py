@@ -42,10 +42,11 @@ def cite_documents(draft: Draft, pool: list[Passage],
     return text, docs
 
 
-def ranked_retrieval(searches: list[SearchRecord],
-                     lead: int = 5) -> tuple[list[str], list[int]]:
-    """Distinct doc and chunk ids over every search: the first round's top ``lead`` hits
-    first (the question's own searches lead), then best ranks of every search in turn."""
+def ranked_retrieval(searches: list[SearchRecord], lead: int = 5,
+                     chain: list[str] | None = None) -> tuple[list[str], list[int]]:
+    """Distinct doc and chunk ids over every search: the documents of a multi-hop
+    ``chain`` first, then the first round's top ``lead`` hits (the question's own searches
+    lead), then best ranks of every search in turn."""
     items = sorted(
         ((0 if rec["round"] == 1 and rank < lead else 1, rank, rec["round"], i, doc_id,
           chunk_id)
@@ -53,7 +54,7 @@ def ranked_retrieval(searches: list[SearchRecord],
          for rank, (doc_id, chunk_id) in enumerate(zip(rec["doc_ids"], rec["chunk_ids"],
                                                        strict=True))),
         key=lambda x: x[:4])
-    docs = list(dict.fromkeys(x[4] for x in items))
+    docs = list(dict.fromkeys([*(chain or []), *(x[4] for x in items)]))
     chunks = list(dict.fromkeys(x[5] for x in items))
     return docs, chunks
 
@@ -65,7 +66,8 @@ def finalize(state: GraphState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     pool = list(state.get("context") or [])
     text, docs = cite_documents(draft, pool, u["language"])
     searches = list(state.get("searches") or [])
-    doc_ids, chunk_ids = ranked_retrieval(searches)
+    chain = (state.get("evaluation") or {}).get("chain") or []
+    doc_ids, chunk_ids = ranked_retrieval(searches, chain=chain)
     route = state["decision"]["route"]
     result = {
         "text": text, "citations": docs, "refused": draft["refused"], "route": route,

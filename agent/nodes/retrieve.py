@@ -57,7 +57,7 @@ def retrieve(state: GraphState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         found_lists = [_search(ctx, s, round_) for s in independent]
     for sub, found in zip(independent, found_lists, strict=True):
         results[sub["id"]] = found
-        records.append(_record(sub, round_, found))
+        records.append(_record(sub, round_, found, sub.get("entity")))
     for sub in dependent:  # in plan order: a later step may depend on an earlier one
         found_before = [p for d in sub["depends_on"] for p in results.get(d, [])]
         bridge = ctx.engine.bridge(BridgeInput(sub_question=sub, found=found_before))

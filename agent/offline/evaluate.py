@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from agent.offline import chain as chains
 from agent.offline.plan import best_sentence, candidate_entities
 from agent.offline.text import content_terms, coverage, norm, terms_of
 from agent.state import EvaluateInput, Evaluation, FilterSpec, Passage, SubQuestion
@@ -47,6 +48,10 @@ def evaluate(inp: EvaluateInput) -> Evaluation:
         return Evaluation(sufficient=False, missing=terms, next_queries=[],
                           reason="nothing retrieved")
     missing = missing_terms(terms, pool)
+    if u["language"] == "en" and not u["is_followup"] and len(inp["plan"]["sub_questions"]) == 1:
+        chained = _follow_chain(inp, missing)
+        if chained is not None:
+            return chained
     # Several sub-questions (or a hop already taken): the answer may span two passages.
     spans = len(inp["plan"]["sub_questions"]) > 1 or inp["round"] > 1
     cov = best_coverage(terms, pool, pairs=spans)
@@ -103,3 +108,28 @@ def _next_queries(inp: EvaluateInput, terms: list[str], missing: list[str]) -> l
             out.append(SubQuestion(id=f"r{inp['round'] + 1}.m", query=text, depends_on=[],
                                    filters=FilterSpec(doc_types=[], sources=[])))
     return out
+
+
+def _follow_chain(inp: EvaluateInput, missing: list[str]) -> Evaluation | None:
+    """A question naming a document: hop from it along the relation words (``chain``).
+
+    None when no retrieved document is about something the question names; the coverage
+    rules decide then."""
+    chain = chains.build_chain(inp["question"], inp["passages"], inp.get("searches", []))
+    if not chain.docs:
+        return None
+    doc_ids = chain.ranked_doc_ids()
+    hops = chains.next_hops(inp["question"], chain)
+    if not hops:
+        return Evaluation(sufficient=True, missing=missing, next_queries=[], chain=doc_ids,
+                          reason=f"a chain of {len(doc_ids)} documents explains the question")
+    if inp["round"] >= inp["max_rounds"]:
+        return Evaluation(sufficient=False, missing=missing, next_queries=[], chain=doc_ids,
+                          reason="round cap reached")
+    asked = {norm(s["query"]) for s in inp.get("searches", [])}
+    queries = [SubQuestion(id=f"r{inp['round'] + 1}.{i}", query=query, depends_on=[],
+                           filters=FilterSpec(doc_types=[], sources=[]), entity=entity)
+               for i, (entity, query) in enumerate(hops, start=1) if norm(query) not in asked]
+    return Evaluation(sufficient=False, missing=missing, next_queries=queries, chain=doc_ids,
+                      reason=f"following {', '.join(e for e, _ in hops)} from "
+                             f"{chain.docs[-1]['title']}")

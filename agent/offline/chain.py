@@ -1,0 +1,268 @@
+"""Offline multi-hop chains: from the document a question names to the one that answers it.
+
+A composed question ("When did the country of Izgoy's performer invade Manchuria?") names one
+thing the knowledge base has a document about (its *anchor*: "Izgoy"). Each hop reads the
+latest document of the chain for the name that the question's relation words point at
+("performer" -> "... album by Alisa") and searches that name with the words still unexplained.
+The chain is the list of documents the hops landed on; the terms the chain does not yet cover
+say whether another hop is needed.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from agent.offline.text import content_terms, split_sentences, term_set
+from agent.state import Passage, SearchRecord
+
+# Question words naming a relation -> words a document uses to state it. Wikidata-style
+# relations that composed questions hop through; matched as word prefixes.
+RELATION_CUES: dict[str, tuple[str, ...]] = {
+    "birthplace": ("born", "birth", "native"), "born": ("born", "birth", "native"),
+    "birth": ("born", "birth", "native"), "died": ("died", "death"),
+    "death": ("died", "death"), "director": ("directed", "director"),
+    "directed": ("directed", "director"), "performer": ("by", "performed", "singer", "band"),
+    "performed": ("by", "performed"), "singer": ("by", "singer", "sung"),
+    "sang": ("by", "sung", "singer"), "artist": ("by", "artist"),
+    "band": ("by", "band"), "author": ("by", "written", "author", "wrote"),
+    "wrote": ("by", "written", "wrote"), "writer": ("by", "written", "writer"),
+    "spouse": ("married", "wife", "husband", "spouse"), "wife": ("married", "wife"),
+    "husband": ("married", "husband"), "married": ("married", "wife", "husband"),
+    "country": ("country", "in", "from"), "nation": ("country", "nation", "in"),
+    "located": ("located", "in", "situated"), "location": ("located", "in"),
+    "state": ("state", "in"), "city": ("city", "in"), "county": ("county", "in"),
+    "region": ("region", "in"), "territory": ("territory", "in"),
+    "capital": ("capital",), "founder": ("founded", "founder", "formed", "established"),
+    "founded": ("founded", "formed", "established"), "formed": ("formed", "founded"),
+    "member": ("member", "party"), "party": ("party", "member"),
+    "educated": ("educated", "attended", "graduated", "studied"),
+    "attend": ("attended", "educated", "graduated", "studied"),
+    "university": ("university", "college", "attended", "graduated"),
+    "employer": ("worked", "employed", "joined"), "worked": ("worked", "employed"),
+    "producer": ("produced", "producer"), "produced": ("produced", "producer"),
+    "developer": ("developed", "developer"), "developed": ("developed", "developer"),
+    "manufacturer": ("manufactured", "made", "produced"),
+    "publisher": ("published", "publisher"), "published": ("published", "publisher"),
+    "released": ("released", "by", "from"), "record": ("records", "label"),
+    "label": ("records", "label"), "father": ("father", "son", "daughter"),
+    "mother": ("mother", "son", "daughter"), "son": ("son", "father"),
+    "daughter": ("daughter", "father", "mother"), "owner": ("owned", "owner"),
+    "owned": ("owned", "owner"), "creator": ("created", "creator"),
+    "created": ("created", "creator"), "team": ("played", "team", "club"),
+    "played": ("played", "plays"), "plays": ("played", "plays", "as"),
+    "actor": ("as", "starring", "cast"), "network": ("aired", "network", "broadcast"),
+    "league": ("league",), "river": ("river",), "mouth": ("mouth", "flows"),
+    "headquarters": ("headquartered", "headquarters", "based"),
+    "language": ("language", "speak"), "religion": ("religion",),
+}
+
+_CAPS = re.compile(r"\b([A-Z][\w'&.-]*(?:\s+(?:of|the|and|de|du|da|la|von|van|der|&)?\s*"
+                   r"[A-Z0-9][\w'&.-]*)*)")
+_PAREN = re.compile(r"\s*\([^)]*\)\s*$")
+_LEADING = frozenset([
+    "the", "a", "an", "in", "on", "at", "by", "of", "for", "to", "from", "with", "as", "he",
+    "she", "it", "they", "his", "her", "its", "their", "this", "that", "these", "those",
+    "there", "when", "while", "after", "before", "during", "since", "although", "however",
+    "unlike", "also", "january", "february", "march", "april", "may", "june", "july", "august",
+    "september", "october", "november", "december",
+])
+# Words that state many relations: a name next to one is a weaker lead.
+WEAK_CUES = frozenset(["in", "by", "from", "as", "of"])
+MAX_CANDIDATES = 2
+# The chain is done when its documents leave no more than this share of terms unexplained.
+DONE_UNCOVERED = 0.2
+
+
+def fold(text: str) -> str:
+    """Accents off, case folded: "Akinoshū" matches "Akinoshu"."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
+
+
+def _stem(word: str) -> str:
+    word = word.removesuffix("'s").removesuffix("’s")
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") \
+        else word
+
+
+def _words(text: str) -> list[str]:
+    return [_stem(w) for w in re.findall(r"[\w'’-]+", fold(text))]
+
+
+def title_core(title: str) -> str:
+    """The name a title stands for: "Hello Love (song)" -> "Hello Love"."""
+    return _PAREN.sub("", title).strip()
+
+
+def is_anchor(title: str, question: str) -> bool:
+    """Whether the question names the passage's title (all its words, in order)."""
+    core = _words(title_core(title))
+    if not core or not any(len(w) > 2 for w in core):
+        return False
+    q = _words(question)
+    n = len(core)
+    return any(q[i:i + n] == core for i in range(len(q) - n + 1))
+
+
+def anchors(question: str, passages: list[Passage]) -> list[Passage]:
+    """Passages about something the question names, longest name first, one per document."""
+    seen: set[str] = set()
+    out: list[Passage] = []
+    ordered = sorted(passages, key=lambda p: (-len(_words(title_core(p["title"]))),
+                                              p["round"], p["rank"]))
+    for p in ordered:
+        if p["doc_id"] not in seen and is_anchor(p["title"], question):
+            seen.add(p["doc_id"])
+            out.append(p)
+    return out
+
+
+def _clean(name: str) -> str:
+    words = name.split()
+    while words and words[0].lower().strip(".,") in _LEADING:
+        words = words[1:]
+    return " ".join(words).rstrip(".,;:'\"-")
+
+
+def cue_words(terms: list[str]) -> set[str]:
+    """Document words that state the relations the question's ``terms`` name."""
+    cues: set[str] = set()
+    for t in terms:
+        cues.update(RELATION_CUES.get(t, ()))
+        cues.update(RELATION_CUES.get(_stem(t), ()))
+    return cues
+
+
+def candidates(passage: Passage, question: str, exclude: list[str],
+               pending: list[str]) -> list[str]:
+    """Names in ``passage`` that the question's relation words point at, best first.
+
+    A name scores by how close it stands to a cue word (``pending`` terms and the words that
+    state their relations) in the passage; names already in the question or the chain
+    (``exclude``) are not new leads.
+    """
+    q_words = set(_words(question))
+    excluded = [set(_words(e)) for e in exclude if e]
+    cues = cue_words(pending) | set(pending)
+    scored: dict[str, float] = {}
+    for s_index, sentence in enumerate(split_sentences(passage["text"])):
+        low = fold(sentence)
+        tokens = re.findall(r"[\w'’-]+", low)
+        cue_at = [(i, 2.5 if w in WEAK_CUES else 0.0) for i, w in enumerate(tokens)
+                  if w in cues or _stem(w) in cues]
+        for m in _CAPS.finditer(sentence):
+            name = _clean(m.group(1))
+            words = set(_words(name))
+            if len(name) <= 2 or not words or words <= q_words or \
+                    any(len(words & e) * 2 >= min(len(words), len(e)) for e in excluded if e):
+                continue
+            if all(w in _LEADING or w.isdigit() for w in words):
+                continue
+            at = len(re.findall(r"[\w'’-]+", fold(sentence[:m.start()])))
+            gap = min((abs(at - i) + (0.5 if i > at else 0) + weak for i, weak in cue_at),
+                      default=30)
+            score = 10 - min(gap, 30) * 0.3 - s_index * 0.5
+            scored[name] = max(scored.get(name, -99.0), score)
+    return sorted(scored, key=lambda n: -scored[n])
+
+
+def uncovered(question: str, docs: list[Passage]) -> list[str]:
+    """The question's topic terms that none of ``docs`` contain (relation words included:
+    "born" in a document is what a hop followed, not the answer to "birthplace")."""
+    seen: set[str] = set()
+    for p in docs:
+        seen |= term_set(p["title"] + " " + p["text"])
+        seen |= {_stem(w) for w in _words(p["title"] + " " + p["text"])}
+    return [t for t in content_terms(question)
+            if len(t) > 1 and t not in seen and _stem(t) not in seen]
+
+
+def is_relation(term: str) -> bool:
+    return term in RELATION_CUES or _stem(term) in RELATION_CUES
+
+
+def relation_terms(question: str, name: str, window: int = 4) -> list[str]:
+    """The relation words standing next to ``name`` in the question: "Izgoy's performer"
+    -> ["performer"]; [] when the question does not spell the name out."""
+    q = _words(question)
+    key = _words(title_core(name))
+    n = len(key)
+    at = next((i for i in range(len(q) - n + 1) if q[i:i + n] == key), None)
+    if at is None or not n:
+        return []
+    near = set(q[max(at - window, 0):at] + q[at + n:at + n + window])
+    return [t for t in content_terms(question)
+            if is_relation(t) and (t in near or _stem(t) in near)]
+
+
+@dataclass
+class Chain:
+    """Documents the hops landed on (anchor first) and the names they followed; ``named``:
+    every document the question names; ``landings``: where every hop search landed."""
+
+    docs: list[Passage]
+    entities: list[str]
+    named: list[Passage]
+    landings: list[Passage]
+
+    def ranked_doc_ids(self) -> list[str]:
+        """The chain, then the other named documents, then the other hop landings."""
+        return list(dict.fromkeys(p["doc_id"] for p in [*self.docs, *self.named,
+                                                         *self.landings]))
+
+
+def landing(record: SearchRecord, pool: list[Passage]) -> Passage | None:
+    """Where a hop search landed: its best hit about (or at least naming) its entity."""
+    entity = record["bridge_entity"] or ""
+    hits = [p for cid in record["chunk_ids"][:5] for p in pool if p["chunk_id"] == cid]
+    key = set(_words(entity))
+    about = [p for p in hits if key and key <= set(_words(p["title"]))]
+    naming = [p for p in hits if key and key <= set(_words(p["text"]))]
+    return (about or naming or [None])[0]
+
+
+def build_chain(question: str, pool: list[Passage], searches: list[SearchRecord]) -> Chain:
+    """The anchor and, per round after the first, the hop whose landing explains the most."""
+    found = anchors(question, pool)
+    chain = Chain(docs=found[:1], entities=[title_core(found[0]["title"])] if found else [],
+                  named=found, landings=[])
+    if not found:
+        return chain
+    rounds = sorted({s["round"] for s in searches if s["bridge_entity"]})
+    for r in rounds:
+        best: tuple[int, Passage, str] | None = None
+        for rec in (s for s in searches if s["round"] == r and s["bridge_entity"]):
+            land = landing(rec, pool)
+            if land is not None:
+                chain.landings.append(land)
+            if land is None or land["doc_id"] in {d["doc_id"] for d in chain.docs}:
+                continue
+            left = len(uncovered(question, [*chain.docs, land]))
+            if best is None or left < best[0]:
+                best = (left, land, rec["bridge_entity"] or "")
+        if best is not None:
+            chain.docs.append(best[1])
+            chain.entities.append(best[2])
+    return chain
+
+
+def next_hops(question: str, chain: Chain) -> list[tuple[str, str]]:
+    """``(entity, query)`` pairs for the next round, or [] when the chain explains enough."""
+    if not chain.docs:
+        return []
+    terms = content_terms(question)
+    pending = uncovered(question, chain.docs)
+    if len(pending) <= DONE_UNCOVERED * len(terms):
+        return []
+    last = chain.docs[-1]
+    relation = (relation_terms(question, chain.entities[0]) if len(chain.docs) == 1 else []) \
+        or [t for t in pending if is_relation(t)] or pending
+    exclude = [*chain.entities, *(title_core(d["title"]) for d in chain.docs)]
+    names = candidates(last, question, exclude, relation)
+    # The hop asks about the new name with what is still unexplained, topic words first:
+    # the relation just followed is spent.
+    rest = [t for t in pending if t not in relation]
+    tail = sorted(rest, key=lambda t: (is_relation(t), -len(t)))[:5]
+    return [(n, " ".join([n, *tail])) for n in names[:MAX_CANDIDATES]]

@@ -1,0 +1,82 @@
+"""Offline multi-hop chains: anchor, relation words, hop candidates, landing, ranking."""
+
+from __future__ import annotations
+
+from agent.engine import OfflineEngine
+from agent.nodes.finalize import ranked_retrieval
+from agent.offline import chain
+from agent.state import Passage, Plan, SearchRecord, SubQuestion
+
+E = OfflineEngine()
+QUESTION = "When did the country of Izgoy's performer invade Manchuria?"
+
+
+def passage(chunk_id: int, title: str, text: str, *, rank: int = 0, round_: int = 1) -> Passage:
+    return Passage(chunk_id=chunk_id, doc_id=f"doc-{chunk_id}", title=title, source="s",
+                   doc_type="wiki", heading_path=[], text=text, score=1.0, rank=rank,
+                   round=round_, sub_id="q1")
+
+
+IZGOY = passage(1, "Izgoy", "Izgoy (Exile) is a studio album by Alisa released in 2005 by "
+                            "Real Records. It was recorded in Saint Petersburg.")
+OTHER = passage(2, "Qing dynasty", "The Qing dynasty ruled Manchuria and China.", rank=1)
+ALISA = passage(3, "Alisa (band)", "Alisa is a Soviet and Russian rock band from "
+                                   "Leningrad.", round_=2)
+
+
+def record(id_: str, round_: int, hits: list[Passage], entity: str | None) -> SearchRecord:
+    return SearchRecord(id=id_, query=f"{entity} q", round=round_,
+                        filters={"doc_types": [], "sources": []},
+                        chunk_ids=[p["chunk_id"] for p in hits],
+                        doc_ids=[p["doc_id"] for p in hits], bridge_entity=entity)
+
+
+def test_anchor_is_the_document_the_question_names_despite_accents_and_possessives() -> None:
+    assert chain.is_anchor("Izgoy", QUESTION)
+    assert chain.is_anchor("Akinoshū Kenji", "What plane bombed Akinoshu Kenji's birthplace?")
+    assert chain.is_anchor("Hello Love (song)", "Where did Hello Love's performer die?")
+    assert chain.is_anchor("Big Eyes", "Who is the spouse of Big Eye's main director?")
+    assert not chain.is_anchor("Qing dynasty", QUESTION)
+    assert chain.anchors(QUESTION, [OTHER, IZGOY]) == [IZGOY]
+
+
+def test_relation_words_are_those_next_to_the_named_thing() -> None:
+    assert "performer" in chain.relation_terms(QUESTION, "Izgoy")
+    assert chain.relation_terms(QUESTION, "Somewhere else") == []
+
+
+def test_hop_follows_the_name_the_relation_points_at_not_a_translation() -> None:
+    built = chain.build_chain(QUESTION, [IZGOY, OTHER], [record("q1", 1, [IZGOY, OTHER], None)])
+    hops = chain.next_hops(QUESTION, built)
+    assert hops
+    entity, query = hops[0]
+    assert entity == "Alisa"
+    assert "manchuria" in query.lower()
+    assert "izgoy" not in query.lower()
+
+
+def test_chain_takes_the_landing_about_the_followed_name_and_ranks_it_second() -> None:
+    searches = [record("q1", 1, [IZGOY, OTHER], None), record("r2.1", 2, [OTHER, ALISA], "Alisa")]
+    built = chain.build_chain(QUESTION, [IZGOY, OTHER, ALISA], searches)
+    assert [d["doc_id"] for d in built.docs] == ["doc-1", "doc-3"]
+    assert built.ranked_doc_ids()[:2] == ["doc-1", "doc-3"]
+    docs, _ = ranked_retrieval(searches, chain=built.ranked_doc_ids())
+    assert docs[:3] == ["doc-1", "doc-3", "doc-2"]
+
+
+def test_evaluate_hops_from_the_anchor_with_the_entity_attached() -> None:
+    plan = Plan(sub_questions=[SubQuestion(id="q1", query=QUESTION, depends_on=[],
+                                           filters={"doc_types": [], "sources": []})])
+    understanding = E.understand({"question": QUESTION, "history": []})
+    ev = E.evaluate({"question": QUESTION, "understanding": understanding, "plan": plan,
+                     "passages": [IZGOY, OTHER], "new_chunk_ids": [1, 2], "round": 1,
+                     "max_rounds": 3, "searches": [record("q1", 1, [IZGOY, OTHER], None)]})
+    assert not ev["sufficient"]
+    assert ev["next_queries"][0].get("entity") == "Alisa"
+    assert ev.get("chain", [])[0] == "doc-1"
+
+
+def test_chain_is_done_when_its_documents_cover_the_question() -> None:
+    q = "When did Real Records release the album Izgoy?"
+    built = chain.build_chain(q, [IZGOY], [record("q1", 1, [IZGOY], None)])
+    assert chain.next_hops(q, built) == []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Literal
 
@@ -12,6 +13,12 @@ from typing_extensions import Annotated
 
 def _alias(*names: str) -> AliasChoices:
     return AliasChoices(*names)
+
+
+def _default_workers() -> int:
+    """One turn worker per core, at most 4: turns are CPU-bound, and the process serving
+    Slack's requests needs little."""
+    return max(1, min(4, os.cpu_count() or 1))
 
 
 class Settings(BaseSettings):
@@ -53,6 +60,10 @@ class Settings(BaseSettings):
                                validation_alias=_alias("SLACK_API_URL"))
     admins: Annotated[list[str], NoDecode] = Field(default_factory=list,
                                                    validation_alias=_alias("RAGBOT_ADMINS"))
+    # worker processes that answer questions at once (``ragbot serve --workers``); each
+    # holds its own embedder and agent, about 0.5 GB
+    slack_workers: int = Field(default_factory=_default_workers, ge=1,
+                               validation_alias=_alias("RAGBOT_SLACK_WORKERS"))
     # "C0123=hr,C0456=eng": answers in those channels come from those KBs
     channel_kbs: Annotated[dict[str, str], NoDecode] = Field(
         default_factory=dict, validation_alias=_alias("RAGBOT_CHANNEL_KBS"))

@@ -230,6 +230,21 @@ def claim_orphans(conn: psycopg.Connection, instance_id: str, *, stale_after_s: 
     return [_turn(r) for r in rows]
 
 
+def count_attempt(conn: psycopg.Connection, turn_id: int) -> Turn | None:
+    """Count one more start of an unfinished turn whose worker process died under it (the
+    owner lives on, so ``claim_orphans`` would never see it). None when it is finished."""
+    with conn.cursor(row_factory=dict_row) as cur:
+        row = cur.execute(
+            f"""
+            UPDATE slack_turns SET attempts = attempts + 1, updated_at = now()
+             WHERE id = %s AND state IN ('accepted', 'running')
+            RETURNING {_TURN_COLUMNS}
+            """,
+            [turn_id],
+        ).fetchone()
+    return _turn(row) if row else None
+
+
 def prune(conn: psycopg.Connection, *, keep_days: float = 7.0) -> int:
     """Forget event ids and finished turns older than ``keep_days`` (Slack retries within
     minutes, so a few days is ample). Returns the number of event rows removed."""

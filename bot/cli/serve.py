@@ -22,8 +22,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument("--host", default="0.0.0.0", help="HTTP bind address")  # noqa: S104
     parser.add_argument("--port", type=int, default=3000,
                         help="HTTP port; Slack posts to http(s)://HOST:PORT/slack/events")
-    parser.add_argument("--workers", type=int, default=4,
-                        help="questions answered at once (the rest wait their turn)")
+    parser.add_argument("--workers", type=int, default=None,
+                        help="worker processes answering questions at once, the rest wait "
+                             "their turn (default: RAGBOT_SLACK_WORKERS, else one per core "
+                             "up to 4)")
     parser.set_defaults(handler=handle)
 
 
@@ -38,16 +40,12 @@ def _missing(ctx: AppContext, http: bool) -> list[str]:
 def handle(args: argparse.Namespace, ctx: AppContext) -> int:
     import structlog
 
-    from agent.api import build_agent
-    from agent.factory import engine_from_settings
     from bot.jobs import JobQueue
-    from bot.slack.app import create_deps
+    from bot.slack.app import create_process_deps
     from bot.slack.listeners.commands import start_job_worker
     from bot.slack.service import SlackService
     from store.db import open_pool
-    from store.embedding import serving_threads
 
-    serving_threads()
     log = structlog.get_logger("ragbot.serve")
     http = args.http or not ctx.settings.slack_app_token
     missing = _missing(ctx, http)
@@ -55,21 +53,25 @@ def handle(args: argparse.Namespace, ctx: AppContext) -> int:
         print("error: set " + " and ".join(missing) + " (see README: Slack app)",
               file=sys.stderr)
         return 2
+    workers = ctx.settings.slack_workers if args.workers is None else args.workers
+    if workers < 1:
+        print("error: --workers must be at least 1", file=sys.stderr)
+        return 2
     settings = ctx.settings
     if http and settings.slack_app_token:  # --http wins over SLACK_APP_TOKEN
         settings = settings.model_copy(update={"slack_app_token": None})
-    # every HTTP request thread, listener and agent turn may hold a connection at once
-    pool = open_pool(ctx.database_url, max_size=args.workers * 3 + 16)
-    agent = build_agent(pool, ctx.embedder, engine=engine_from_settings(settings))
-    deps = create_deps(settings, pool=pool, agent=agent, kb=args.kb,
-                       embedder=ctx.embedder, work_workers=args.workers,
-                       jobs=JobQueue(ctx.pool), ctx=ctx)
+    # Agent turns run in worker processes with their own pools and models; this process
+    # only acknowledges Slack's requests (request threads, listeners, maintenance) and
+    # posts first status lines, so its pool serves those.
+    pool = open_pool(ctx.database_url, min_size=4, max_size=32)
+    deps = create_process_deps(settings, pool=pool, database_url=ctx.database_url,
+                               workers=workers, kb=args.kb, jobs=JobQueue(ctx.pool), ctx=ctx)
     service = SlackService(deps)
-    # reindex jobs run in this process too; more workers can join on the same database
+    # reindex jobs run in this process; more workers can join on the same database
     worker = start_job_worker(ctx.database_url, ctx.pool, ctx.embedder, deps.client)
     signal.signal(signal.SIGTERM, _interrupt)  # docker stop: finish in-flight turns
     log.info("serve_starting", mode="http" if http else "socket_mode", kb=deps.default_kb,
-             channel_kbs=len(deps.channel_kbs))
+             channel_kbs=len(deps.channel_kbs), workers=workers)
     try:
         if http:
             service.start_http(args.host, args.port, background=False)
@@ -80,7 +82,6 @@ def handle(args: argparse.Namespace, ctx: AppContext) -> int:
     finally:
         service.stop()
         worker.stop()
-        agent.close()
         pool.close()
     return 0
 

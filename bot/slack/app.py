@@ -7,7 +7,7 @@ import logging
 import os
 import socket
 import uuid
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from slack_bolt import App
 
@@ -17,26 +17,33 @@ from bot.slack.deps import AgentPort, SlackDeps
 from bot.slack.executor import ContextThreadPoolExecutor
 from bot.slack.listeners import register_all
 from bot.slack.restricted import RestrictedProbe
+from bot.slack.status import SharedPacer
+from bot.slack.work import ProcessTurnWork, ThreadTurnWork
+from bot.slack.worker import AgentFactory, WorkerConfig, real_agent
 
 if TYPE_CHECKING:
     from psycopg_pool import ConnectionPool
     from slack_sdk import WebClient
 
     from bot.settings import Settings
+    from bot.slack.work import TurnWork
     from store.embedding import Embedder
 
 
-def instance_id() -> str:
+def make_instance_id() -> str:
     """This process, as named in the turn journal: host, pid and a random suffix."""
     return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 
 
-def create_deps(settings: Settings, *, pool: ConnectionPool, agent: AgentPort,
+def create_deps(settings: Settings, *, pool: ConnectionPool, agent: AgentPort | None,
                 client: WebClient | None = None, kb: str | None = None,
                 embedder: Embedder | None = None, work_workers: int = 4,
-                **overrides: Any) -> SlackDeps:
+                work: TurnWork | Literal["threads"] | None = "threads",
+                instance_id: str | None = None, **overrides: Any) -> SlackDeps:
     """Everything the listeners need. ``kb`` overrides the default knowledge base; with
-    ``embedder``, refusals caused by access rules are told as such."""
+    ``embedder``, refusals caused by access rules are told as such. Turns run on
+    ``work_workers`` threads of this process unless ``work`` says otherwise (see
+    ``create_process_deps``; None inside a worker process)."""
     if kb:
         settings = settings.model_copy(update={"default_kb": kb})
     client = client or make_web_client(settings.slack_bot_token, settings.slack_api_url)
@@ -46,14 +53,33 @@ def create_deps(settings: Settings, *, pool: ConnectionPool, agent: AgentPort,
         agent=agent,
         client=client,
         directory=ChannelDirectory(client),
-        instance_id=instance_id(),
-        work_executor=ContextThreadPoolExecutor(max_workers=work_workers,
-                                                thread_name_prefix="ragbot-turn"),
+        instance_id=instance_id or make_instance_id(),
+        work=ThreadTurnWork(work_workers) if work == "threads" else work,
         default_kb=settings.default_kb,
         channel_kbs=dict(settings.channel_kbs),
         restricted_probe=RestrictedProbe(pool, embedder) if embedder is not None else None,
         **{"groups": GroupDirectory(client, pool), **overrides},
     )
+
+
+def create_process_deps(settings: Settings, *, pool: ConnectionPool, database_url: str,
+                        workers: int, kb: str | None = None,
+                        agent_factory: AgentFactory = real_agent,
+                        **overrides: Any) -> SlackDeps:
+    """Dependencies of a bot whose agent turns run in ``workers`` worker processes: this
+    process acknowledges Slack and posts first status lines; each worker builds its own
+    pool, embedder and agent (``agent_factory``) on ``database_url``."""
+    if kb:
+        settings = settings.model_copy(update={"default_kb": kb})
+    root = logging.getLogger()
+    pacer = overrides.pop("pacer", None) or SharedPacer()
+    me = make_instance_id()
+    config = WorkerConfig(settings=settings, database_url=database_url, instance_id=me,
+                          pacer=pacer, agent_factory=agent_factory,
+                          log_level=logging.getLevelName(root.getEffectiveLevel()),
+                          log_format=settings.log_format)
+    return create_deps(settings, pool=pool, agent=None, pacer=pacer, instance_id=me,
+                       work=ProcessTurnWork(config, workers), **overrides)
 
 
 def build_app(deps: SlackDeps, *, listener_workers: int = 16,

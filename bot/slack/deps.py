@@ -4,12 +4,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from bot.slack.access import ChannelDirectory, no_groups
-from bot.slack.status import ThreadPacer
+from bot.slack.status import Pacer, ThreadPacer
 
 if TYPE_CHECKING:
     from psycopg_pool import ConnectionPool
@@ -19,6 +18,7 @@ if TYPE_CHECKING:
     from bot.context import AppContext
     from bot.jobs import JobQueue
     from bot.settings import Settings
+    from bot.slack.work import TurnWork
 
 
 class AgentPort(Protocol):
@@ -36,14 +36,15 @@ class AgentPort(Protocol):
 class SlackDeps:
     settings: Settings
     pool: ConnectionPool
-    agent: AgentPort
+    # None in the process that serves Slack's requests when turns run in worker processes
+    agent: AgentPort | None
     client: WebClient
     directory: ChannelDirectory
-    instance_id: str  # this process, in the turn journal and worker heartbeats
-    work_executor: Executor  # runs agent turns (bounded: the agent is CPU-heavy)
+    instance_id: str  # the serving process, in the turn journal and worker heartbeats
+    work: TurnWork | None  # runs agent turns (None inside a worker process)
     default_kb: str = "default"
     channel_kbs: Mapping[str, str] = field(default_factory=dict)
-    pacer: ThreadPacer = field(default_factory=ThreadPacer)
+    pacer: Pacer = field(default_factory=ThreadPacer)
     groups: Callable[[str], tuple[str, ...]] = no_groups
     heartbeat_s: float = 10.0
     stale_after_s: float = 30.0  # a process silent this long is dead: its turns are orphans

@@ -1,5 +1,6 @@
-"""Keeping promises across crashes: this process's heartbeat, and a sweep that takes over
-turns whose process died after acknowledging them.
+"""Keeping promises across crashes: this process's heartbeat, a sweep that takes over
+turns whose process died after acknowledging them, and the turns of a worker process
+that died under them.
 
 An orphaned turn is re-run once (its status message, if any, is reused); a turn that was
 already re-run is reported to the asker with its trace id instead of being tried forever.
@@ -8,6 +9,7 @@ already re-run is reported to the asker with its trace id instead of being tried
 from __future__ import annotations
 
 import threading
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import structlog
@@ -17,6 +19,7 @@ from store import slack_state
 
 if TYPE_CHECKING:
     from bot.slack.deps import SlackDeps
+    from store.slack_state import Turn
 
 log = structlog.get_logger("ragbot.slack.recovery")
 
@@ -50,6 +53,22 @@ class Maintenance:
             except Exception:  # one bad turn must not stop the others
                 log.exception("turn_recovery_failed", turn_id=turn.id)
         return len(orphans)
+
+    def recover_lost(self, turn: Turn) -> None:
+        """A worker process died under ``turn`` while this process lives on (so no sweep
+        would find it): count the attempt, then re-run it or report it like an orphan."""
+        with self.deps.pool.connection() as conn:
+            current = slack_state.count_attempt(conn, turn.id)
+        if current is None:  # it finished after all
+            return
+        current = replace(current, status_ts=current.status_ts or turn.status_ts,
+                          trace_id=current.trace_id or turn.trace_id)
+        if current.attempts <= self.deps.max_attempts:
+            log.warning("turn_resumed_after_worker_died", turn_id=current.id,
+                        attempts=current.attempts, trace_id=current.trace_id)
+            self.runner.start(current)
+        else:
+            self.runner.report_restart(current)
 
     def start(self) -> Maintenance:
         """Beat once now (so this process's own turns are never taken as orphans), then

@@ -34,7 +34,7 @@ class SlackService:
     def start_http(self, host: str = "0.0.0.0", port: int = 3000,  # noqa: S104
                    *, background: bool = True) -> SlackHTTPServer:
         """Serve ``/slack/events``; with ``background=False`` block until interrupted."""
-        self.maintenance.start()
+        self._start_work()
         self.http = SlackHTTPServer(self.app, host, port)
         log.info("slack_http_listening", host=host, port=self.http.port,
                  instance=self.deps.instance_id)
@@ -48,13 +48,25 @@ class SlackService:
         interrupt."""
         from slack_bolt.adapter.socket_mode import SocketModeHandler
 
-        self.maintenance.start()
+        self._start_work()
         self._socket = SocketModeHandler(self.app, self.deps.settings.slack_app_token)
         log.info("slack_socket_mode_connecting", instance=self.deps.instance_id)
         self._socket.connect()
         # not SocketModeHandler.start(): it waits on an Event of its own that nothing sets,
         # so stop() from another thread would close the socket but never return this call
         self._stopped.wait()
+
+    def _start_work(self) -> None:
+        """Turn workers first (so a taken-over orphan has somewhere to run), then the
+        heartbeat and sweep. Worker processes are waited for: a worker that cannot start
+        (database, model) stops the bot here rather than failing every question."""
+        work = self.deps.work
+        if work is not None:
+            work.start(self.maintenance.runner, self.maintenance.recover_lost)
+            wait_ready = getattr(work, "wait_ready", None)
+            if wait_ready is not None:
+                log.info("turn_workers_ready", pids=wait_ready())
+        self.maintenance.start()
 
     def stop(self) -> None:
         self._stopped.set()
@@ -64,5 +76,6 @@ class SlackService:
             self._socket.close()
         # finish the turns in hand, drop the queued ones, then retire: what is left
         # unfinished becomes an orphan that another replica (or the next start) takes over
-        self.deps.work_executor.shutdown(wait=True, cancel_futures=True)
+        if self.deps.work is not None:
+            self.deps.work.shutdown()
         self.maintenance.stop()

@@ -9,10 +9,12 @@ coalesced: only the newest is shown.
 
 from __future__ import annotations
 
+import multiprocessing
 import threading
 import time
+import zlib
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import structlog
 from slack_sdk.errors import SlackApiError
@@ -20,6 +22,8 @@ from slack_sdk.errors import SlackApiError
 from bot.slack.blocks import Message, status_message
 
 if TYPE_CHECKING:
+    from multiprocessing.context import BaseContext
+
     from slack_sdk import WebClient
 
 log = structlog.get_logger("ragbot.slack.status")
@@ -56,12 +60,54 @@ class ThreadPacer:
             return max(0.0, self._next.get(key, 0.0) - self._clock())
 
 
+class SharedPacer:
+    """``ThreadPacer`` shared by the processes of one bot: the one that posts the first
+    status line and the worker processes that update it and post the answer.
+
+    The slots live in shared memory, one per hash of the thread key; two threads that
+    share a slot only share a budget (never two writes of one thread within
+    ``interval_s``). Times are ``CLOCK_MONOTONIC``, which every process of a host reads
+    alike. Hand it to worker processes when they are spawned (it pickles only then).
+    """
+
+    def __init__(self, interval_s: float = 1.2, *, slots: int = 1 << 16,
+                 context: BaseContext | None = None) -> None:
+        ctx = context or multiprocessing.get_context("spawn")
+        self.interval_s = interval_s
+        self._next = ctx.RawArray("d", slots)
+        self._lock = ctx.Lock()
+
+    def _slot(self, key: str) -> int:
+        return zlib.crc32(key.encode("utf-8")) % len(self._next)
+
+    def reserve(self, key: str) -> float:
+        """Take the thread's next slot; return how many seconds until it starts."""
+        i = self._slot(key)
+        with self._lock:
+            now = time.monotonic()
+            slot = max(now, float(self._next[i]))
+            self._next[i] = slot + self.interval_s
+            return slot - now
+
+    def wait_hint(self, key: str) -> float:
+        """Seconds until the thread's next slot, without taking it."""
+        i = self._slot(key)
+        with self._lock:
+            return max(0.0, float(self._next[i]) - time.monotonic())
+
+
+class Pacer(Protocol):
+    """What ``LiveStatus`` needs of a pacer (``ThreadPacer`` or ``SharedPacer``)."""
+
+    def reserve(self, key: str) -> float: ...
+
+    def wait_hint(self, key: str) -> float: ...
 
 
 class LiveStatus:
     """One turn's status message in ``channel``/``thread_ts``."""
 
-    def __init__(self, client: WebClient, pacer: ThreadPacer, *, channel: str,
+    def __init__(self, client: WebClient, pacer: Pacer, *, channel: str,
                  thread_ts: str, key: str, ts: str | None = None) -> None:
         self._client = client
         self._pacer = pacer

@@ -1,7 +1,8 @@
 """Answering one journaled question: status message, agent run, rendering, bookkeeping.
 
 ``accept`` journals a question (before Slack is acknowledged); ``TurnRunner.start`` posts
-the status message and hands the agent run to the bounded work pool. Every failure is
+the status message and hands the turn to the work pool (``bot.slack.work``: worker
+processes under ``ragbot serve``), where ``TurnRunner.run`` answers it. Every failure is
 caught here, logged with the trace id, and shown to the user as a short apology with that
 id, never the exception text.
 """
@@ -25,7 +26,7 @@ from store.tokenize import is_chinese
 
 if TYPE_CHECKING:
     from agent.api import AnswerResult, StageEvent
-    from bot.slack.deps import SlackDeps
+    from bot.slack.deps import AgentPort, SlackDeps
     from bot.slack.translate import Incoming
 
 log = structlog.get_logger("ragbot.slack.turns")
@@ -62,28 +63,32 @@ class TurnRunner:
         """Show the status message now and queue the agent run (called after the ack)."""
         trace_id = turn.trace_id or new_trace_id()
         lang = lang_of(turn.text)
-        status = LiveStatus(self.deps.client, self.deps.pacer, channel=turn.channel,
-                            thread_ts=turn.thread_ts, key=turn.thread_key, ts=turn.status_ts)
         with structlog.contextvars.bound_contextvars(trace_id=trace_id, turn_id=turn.id,
                                                      thread=turn.thread_key):
             if turn.kind == "help":
+                status = self._status(turn)
                 self._finish(turn, status, [blocks.notice_message(m.pick(m.HELP, lang))],
                              trace_id, kb=turn.kb)
                 return
-            try:
-                status.post(m.pick(m.THINKING, lang))
-            except Exception:  # no status message: the answer is still posted at the end
-                log.exception("status_post_failed")
+            status_ts = turn.status_ts
+            if status_ts is None:  # a turn taken over after a crash keeps its message
+                try:
+                    status_ts = self._status(turn).post(m.pick(m.THINKING, lang))
+                except Exception:  # no status message: the answer is still posted at the end
+                    log.exception("status_post_failed")
             self._set_assistant_status(turn, m.pick(m.ASSISTANT_STATUS, lang))
             with self.deps.pool.connection() as conn:
-                slack_state.mark_running(conn, turn.id, status_ts=status.ts, trace_id=trace_id)
-            self.deps.work_executor.submit(self.run, turn, status, trace_id)
+                slack_state.mark_running(conn, turn.id, status_ts=status_ts, trace_id=trace_id)
+            work = self.deps.work
+            if work is None:
+                raise RuntimeError("no work pool to run turns on (a worker's own deps?)")
+            work.submit(replace(turn, state="running", status_ts=status_ts,
+                                trace_id=trace_id))
 
     def report_restart(self, turn: Turn) -> None:
         """Tell the asker an interrupted turn is lost (it was already retried)."""
         trace_id = turn.trace_id or new_trace_id()
-        status = LiveStatus(self.deps.client, self.deps.pacer, channel=turn.channel,
-                            thread_ts=turn.thread_ts, key=turn.thread_key, ts=turn.status_ts)
+        status = self._status(turn)
         text = m.pick(m.RESTARTED, lang_of(turn.text), trace_id=trace_id)
         with structlog.contextvars.bound_contextvars(trace_id=trace_id, turn_id=turn.id):
             log.warning("turn_reported_after_restart", attempts=turn.attempts)
@@ -91,15 +96,19 @@ class TurnRunner:
 
     # ------------------------------------------------------------------ the run
 
-    def run(self, turn: Turn, status: LiveStatus, trace_id: str) -> None:
-        """The agent turn (on the work pool). Never raises."""
+    def run(self, turn: Turn) -> None:
+        """The agent turn, on a worker (thread or process) after ``start``; the status
+        message is ``turn.status_ts``. Never raises."""
         from agent.api import Question
 
         lang = lang_of(turn.text)
+        trace_id = turn.trace_id or new_trace_id()
+        status = self._status(turn)
         started = time.perf_counter()
         with structlog.contextvars.bound_contextvars(trace_id=trace_id, turn_id=turn.id,
                                                      thread=turn.thread_key):
             try:
+                agent = self._agent()
                 kind = self.deps.directory.kind(turn.channel)
                 q = Question(text=turn.text, thread_id=turn.thread_key, kb=turn.kb,
                              principals=principals(kind, channel=turn.channel,
@@ -110,7 +119,6 @@ class TurnRunner:
                 def on_stage(event: StageEvent) -> None:
                     status.stage(event.message)
 
-                agent = self.deps.agent
                 pending = agent.pending_clarification(turn.thread_key)
                 if turn.kind == "resume" and pending is None:
                     self._finish(turn, status, [blocks.notice_message(
@@ -153,6 +161,15 @@ class TurnRunner:
                                                trace_id=trace_id, thread_key=turn.thread_key,
                                                turn_id=turn.id, kb=kb or turn.kb)
             slack_state.finish_turn(conn, turn.id, state, trace_id)
+
+    def _agent(self) -> AgentPort:
+        if self.deps.agent is None:
+            raise RuntimeError("no agent in this process (turns run in worker processes)")
+        return self.deps.agent
+
+    def _status(self, turn: Turn) -> LiveStatus:
+        return LiveStatus(self.deps.client, self.deps.pacer, channel=turn.channel,
+                          thread_ts=turn.thread_ts, key=turn.thread_key, ts=turn.status_ts)
 
     def _set_assistant_status(self, turn: Turn, text: str) -> None:
         """``assistant.threads.setStatus`` applies to DM threads of assistant apps; in any

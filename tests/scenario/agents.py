@@ -6,8 +6,11 @@ scenario runs the real agent unwrapped.
 
 from __future__ import annotations
 
+import os
+import signal
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 
@@ -73,3 +76,50 @@ class SlowStages:
 
     def pending_clarification(self, thread_id: str) -> Any:
         return self.agent.pending_clarification(thread_id)
+
+
+# ---------------------------------------------------------------- worker-process faults
+# Agent factories for ``bot.slack.worker.WorkerConfig.agent_factory``: module-level, so a
+# ``functools.partial`` of one pickles into the worker process.
+
+class _KillsItsProcess:
+    """The real agent, except that a turn may kill the worker process running it, as the
+    out-of-memory killer would (SIGKILL: no cleanup, no exception)."""
+
+    def __init__(self, agent: Any, marker: Path | None) -> None:
+        self.agent = agent
+        self.marker = marker
+
+    def _maybe_die(self) -> None:
+        if self.marker is not None:
+            try:
+                self.marker.open("x").close()  # only the first turn of all dies
+            except FileExistsError:
+                return
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    def ask(self, q: Any, on_stage: Any = None) -> Any:
+        self._maybe_die()
+        return self.agent.ask(q, on_stage=on_stage)
+
+    def resume(self, q: Any, reply: str, on_stage: Any = None) -> Any:
+        self._maybe_die()
+        return self.agent.resume(q, reply, on_stage=on_stage)
+
+    def pending_clarification(self, thread_id: str) -> Any:
+        return self.agent.pending_clarification(thread_id)
+
+
+def dies_once(marker: str, pool: Any, embedder: Any, settings: Any) -> Any:
+    """The first turn (across every worker, via the ``marker`` file) kills its worker;
+    later turns are answered by the real agent."""
+    from bot.slack.worker import real_agent
+
+    return _KillsItsProcess(real_agent(pool, embedder, settings), Path(marker))
+
+
+def always_dies(pool: Any, embedder: Any, settings: Any) -> Any:
+    """Every turn kills its worker."""
+    from bot.slack.worker import real_agent
+
+    return _KillsItsProcess(real_agent(pool, embedder, settings), None)

@@ -170,16 +170,11 @@ class _Factory:
     def __call__(self, agent: Any = None, *, pacer_interval: float = 0.25,
                  **overrides: Any) -> Bot:
         from agent.api import build_agent
-        from bot.settings import Settings
         from bot.slack.app import create_deps
         from bot.slack.service import SlackService
         from bot.slack.status import ThreadPacer
 
-        settings = Settings(
-            RAGBOT_HOME=str(self.tmp),
-            SLACK_BOT_TOKEN="xoxb-scenario",  # noqa: S106 (a test token)
-            SLACK_SIGNING_SECRET=SECRET, SLACK_API_URL=self.fake.url,
-            SLACK_APP_TOKEN=None, RAGBOT_KB=KB)
+        settings = self._settings()
         own_agent = agent is None
         agent = agent or build_agent(self.pool, self.embedder)
         overrides.setdefault("heartbeat_s", 0.2)
@@ -192,6 +187,38 @@ class _Factory:
                              team_id=self.fake.team_id)
         self.started.append((service, agent if own_agent else None))
         return Bot(service=service, deps=deps, fake=self.fake, sender=sender, agent=agent)
+
+    def processes(self, agent_factory: Any = None, *, workers: int = 1,
+                  pacer_interval: float = 0.25, **overrides: Any) -> Bot:
+        """A bot as ``ragbot serve`` runs it: agent turns in ``workers`` worker processes,
+        each building its own agent with ``agent_factory`` (a picklable callable;
+        default: the real agent)."""
+        from bot.slack.app import create_process_deps
+        from bot.slack.service import SlackService
+        from bot.slack.status import SharedPacer
+        from bot.slack.worker import real_agent
+
+        overrides.setdefault("heartbeat_s", 0.2)
+        overrides.setdefault("stale_after_s", 1.0)
+        deps = create_process_deps(self._settings(), pool=self.pool,
+                                   database_url=self.pool.conninfo, workers=workers,
+                                   agent_factory=agent_factory or real_agent,
+                                   pacer=SharedPacer(pacer_interval), **overrides)
+        service = SlackService(deps)
+        server = service.start_http("127.0.0.1", 0)
+        sender = SlackSender(f"http://127.0.0.1:{server.port}/slack/events", SECRET,
+                             team_id=self.fake.team_id)
+        self.started.append((service, None))
+        return Bot(service=service, deps=deps, fake=self.fake, sender=sender, agent=None)
+
+    def _settings(self) -> Any:
+        from bot.settings import Settings
+
+        return Settings(
+            RAGBOT_HOME=str(self.tmp),
+            SLACK_BOT_TOKEN="xoxb-scenario",  # noqa: S106 (a test token)
+            SLACK_SIGNING_SECRET=SECRET, SLACK_API_URL=self.fake.url,
+            SLACK_APP_TOKEN=None, RAGBOT_KB=KB)
 
     def real_agent(self) -> Any:
         """A real agent on the scenario database (closed at teardown)."""

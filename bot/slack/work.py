@@ -1,0 +1,179 @@
+"""Where agent turns run: worker processes (``ragbot serve``), or threads of this process.
+
+The process that receives Slack's requests owes each an answer within milliseconds. Agent
+turns are CPU-bound Python (embedding, ranking, the graph); run in its threads they hold
+the interpreter lock that the request threads need for their acks (a burst of 50 events
+on 2 cores: ack p99 439 ms). ``ProcessTurnWork`` runs them in worker processes instead,
+each with its own database pool, embedder, agent and Slack client (``bot.slack.worker``),
+so this process only verifies, deduplicates, acknowledges and posts the first status line.
+``ThreadTurnWork`` keeps turns in this process, for tests that inject an agent object.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import queue
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import TYPE_CHECKING, Protocol
+
+import structlog
+
+from bot.slack import worker
+from bot.slack.executor import ContextThreadPoolExecutor
+
+if TYPE_CHECKING:
+    from bot.slack.turns import TurnRunner
+    from bot.slack.worker import WorkerConfig
+    from store.slack_state import Turn
+
+log = structlog.get_logger("ragbot.slack.work")
+
+OnLost = Callable[["Turn"], None]
+
+
+class TurnWork(Protocol):
+    """Runs journaled turns (``TurnRunner.run``) after their status line is posted."""
+
+    def start(self, runner: TurnRunner, on_lost: OnLost) -> None:
+        """Get ready; ``on_lost`` gets a turn whose worker died under it."""
+
+    def submit(self, turn: Turn) -> None:
+        """Queue the turn; it runs when a worker is free."""
+
+    def shutdown(self) -> None:
+        """Finish the turns in hand; drop the queued ones (the journal keeps them)."""
+
+
+class ThreadTurnWork:
+    """Turns on a bounded pool of threads in this process."""
+
+    def __init__(self, max_workers: int = 4) -> None:
+        self._executor = ContextThreadPoolExecutor(max_workers=max_workers,
+                                                   thread_name_prefix="ragbot-turn")
+        self._runner: TurnRunner | None = None
+
+    def start(self, runner: TurnRunner, on_lost: OnLost) -> None:
+        self._runner = runner  # a thread cannot die alone: nothing is ever lost here
+
+    def submit(self, turn: Turn) -> None:
+        if self._runner is None:
+            raise RuntimeError("ThreadTurnWork.start() was not called")
+        self._executor.submit(self._runner.run, turn)
+
+    def shutdown(self) -> None:
+        self._executor.shutdown(wait=True, cancel_futures=True)
+
+
+class _Worker:
+    """One worker process, behind a one-process ``ProcessPoolExecutor`` (which gives the
+    call protocol, the initializer and death detection)."""
+
+    def __init__(self, config: WorkerConfig) -> None:
+        self._config = config
+        self.executor = self._spawn()
+        self.ready = self.warm()
+
+    def _spawn(self) -> ProcessPoolExecutor:
+        # spawn, not fork: this process has threads (HTTP, Bolt, pools) that fork would
+        # copy mid-flight, locks included
+        return ProcessPoolExecutor(max_workers=1,
+                                   mp_context=multiprocessing.get_context("spawn"),
+                                   initializer=worker.init_worker,
+                                   initargs=(self._config,))
+
+    def warm(self) -> Future[int]:
+        """Start the process and build its dependencies now (not on the first turn)."""
+        return self.executor.submit(worker.ready)
+
+    def replace(self) -> None:
+        self.executor.shutdown(wait=False, cancel_futures=True)
+        self.executor = self._spawn()
+        self.ready = self.warm()
+
+
+class ProcessTurnWork:
+    """Turns on ``workers`` worker processes, fed from one queue in arrival order.
+
+    Each worker is its own failure domain: when one dies (killed, out of memory, a crash in
+    native code) only its turn is lost; it goes to ``on_lost`` (re-run once, else reported
+    with its trace id, as after a restart) and the worker is replaced. When this process
+    dies, its workers exit too (``bot.slack.worker``) and the turn journal takes over.
+    """
+
+    def __init__(self, config: WorkerConfig, workers: int) -> None:
+        if workers < 1:
+            raise ValueError(f"workers must be at least 1, got {workers}")
+        self.config = config
+        self.size = workers
+        self._queue: queue.Queue[Turn | None] = queue.Queue()
+        self._workers: list[_Worker] = []
+        self._threads: list[threading.Thread] = []
+        self._stopping = threading.Event()
+        self._on_lost: OnLost = _unhandled
+
+    def start(self, runner: TurnRunner, on_lost: OnLost) -> None:
+        if self._workers:
+            return
+        self._on_lost = on_lost
+        for i in range(self.size):
+            w = _Worker(self.config)
+            self._workers.append(w)
+            thread = threading.Thread(target=self._dispatch, args=(w,), daemon=True,
+                                      name=f"ragbot-turn-dispatch-{i}")
+            thread.start()
+            self._threads.append(thread)
+
+    def wait_ready(self, timeout_s: float = 300.0) -> list[int]:
+        """Block until every worker has built its dependencies; their process ids.
+        Raises what a worker's start raised (a bad database URL, a missing model)."""
+        return [w.ready.result(timeout=timeout_s) for w in self._workers]
+
+    def submit(self, turn: Turn) -> None:
+        self._queue.put(turn)
+
+    def _dispatch(self, w: _Worker) -> None:
+        while True:
+            turn = self._queue.get()
+            if turn is None:
+                return
+            try:
+                w.executor.submit(worker.run_turn, turn).result()
+            except BrokenProcessPool:
+                log.exception("turn_worker_died", turn_id=turn.id,
+                              trace_id=turn.trace_id, thread=turn.thread_key)
+                if self._stopping.is_set():
+                    return
+                w.replace()
+                self._lost(turn)
+            except Exception:  # run_turn catches everything; this is the call itself
+                log.exception("turn_dispatch_failed", turn_id=turn.id,
+                              trace_id=turn.trace_id)
+
+    def _lost(self, turn: Turn) -> None:
+        try:
+            self._on_lost(turn)
+        except Exception:  # the journal still holds it: the next restart takes it over
+            log.exception("turn_recovery_failed", turn_id=turn.id)
+
+    def shutdown(self) -> None:
+        self._stopping.set()
+        # queued turns stay 'running' in the journal; at retire they become orphans that
+        # another replica, or the next start, takes over
+        while True:
+            try:
+                self._queue.get_nowait()
+            except queue.Empty:
+                break
+        for _ in self._threads:
+            self._queue.put(None)
+        for thread in self._threads:
+            thread.join()
+        for w in self._workers:
+            w.executor.shutdown(wait=True, cancel_futures=True)
+
+
+def _unhandled(turn: Turn) -> None:
+    log.error("turn_lost_without_handler", turn_id=turn.id)

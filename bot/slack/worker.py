@@ -1,0 +1,113 @@
+"""Inside a turn worker process (see ``bot.slack.work.ProcessTurnWork``).
+
+``init_worker`` runs once when the process starts: it builds the process's own database
+pool, embedder, agent and Slack client from the picklable ``WorkerConfig`` and keeps the
+``TurnRunner`` that ``run_turn`` uses for every turn after. The worker exits when the
+process that started it dies, so a turn is never answered twice (the journal hands it to
+the next process instead).
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import multiprocessing.connection
+import os
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import structlog
+
+if TYPE_CHECKING:
+    from psycopg_pool import ConnectionPool
+
+    from bot.settings import Settings
+    from bot.slack.deps import AgentPort
+    from bot.slack.status import SharedPacer
+    from bot.slack.turns import TurnRunner
+    from store.embedding import Embedder
+    from store.slack_state import Turn
+
+log = structlog.get_logger("ragbot.slack.worker")
+
+AgentFactory = Callable[["ConnectionPool", "Embedder", "Settings"], "AgentPort"]
+
+
+def real_agent(pool: ConnectionPool, embedder: Embedder, settings: Settings) -> AgentPort:
+    """The agent ``ragbot serve`` answers with (engine from Settings)."""
+    from agent.api import build_agent
+    from agent.factory import engine_from_settings
+
+    return build_agent(pool, embedder, engine=engine_from_settings(settings))
+
+
+@dataclass(frozen=True)
+class WorkerConfig:
+    """Everything a worker builds its dependencies from; pickled to each worker."""
+
+    settings: Settings  # the default KB already applied
+    database_url: str
+    instance_id: str  # the owning process, as named in the turn journal
+    pacer: SharedPacer  # status writes are paced with the owning process
+    agent_factory: AgentFactory = real_agent  # a module-level function (it is pickled)
+    log_level: str = "INFO"
+    log_format: str = "auto"
+    # Turns are batch work next to the acks owed to Slack: on a busy host the scheduler
+    # gives the request process the CPU first.
+    niceness: int = 10
+    pool_size: int = 6  # one turn at a time: thread lock, search, probe, journal
+
+
+# This process's runner. ProcessPoolExecutor hands what its initializer built to later
+# tasks only through the worker's globals; it is written once, by ``init_worker``.
+_RUNNER: dict[str, TurnRunner] = {}
+
+
+def init_worker(config: WorkerConfig) -> None:
+    """Build this worker's dependencies (the process pool's initializer)."""
+    from bot.logging_setup import configure_logging
+    from bot.slack.app import create_deps
+    from bot.slack.turns import TurnRunner
+    from store.db import open_pool
+    from store.embedding import load_embedder, serving_threads
+
+    configure_logging(config.log_level, config.log_format)
+    _exit_with_parent()
+    if config.niceness:
+        os.nice(config.niceness)
+    serving_threads()
+    s = config.settings
+    pool = open_pool(config.database_url, max_size=config.pool_size)
+    embedder = load_embedder(s.embed_model, s.embed_model_path, batch_size=s.embed_batch_size)
+    agent = config.agent_factory(pool, embedder, s)
+    deps = create_deps(s, pool=pool, agent=agent, embedder=embedder, pacer=config.pacer,
+                       instance_id=config.instance_id, work=None)
+    _RUNNER["runner"] = TurnRunner(deps)
+    log.info("turn_worker_ready", pid=os.getpid(), owner=config.instance_id)
+
+
+def ready() -> int:
+    """A no-op task that makes the process start (and ``init_worker`` run); its pid."""
+    return os.getpid()
+
+
+def run_turn(turn: Turn) -> None:
+    """Answer one journaled turn (never raises: failures become an apology)."""
+    _RUNNER["runner"].run(turn)
+
+
+def _exit_with_parent() -> None:
+    """Exit as soon as the owning process is gone: its turns are orphans in the journal
+    now, and the process that takes them over must be the only one to answer."""
+    parent = multiprocessing.parent_process()
+    if parent is None:
+        return
+
+    def watch() -> None:
+        multiprocessing.connection.wait([parent.sentinel])
+        logging.shutdown()
+        os._exit(0)
+
+    threading.Thread(target=watch, daemon=True, name="ragbot-parent-watch").start()

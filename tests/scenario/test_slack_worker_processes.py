@@ -1,0 +1,83 @@
+"""Agent turns in worker processes, as ``ragbot serve`` runs them: the process that gets
+Slack's requests only acknowledges and posts the first status line; workers answer, and a
+worker that dies under a turn has it re-run or reported, as after a restart."""
+
+from __future__ import annotations
+
+import os
+import time
+from functools import partial
+from pathlib import Path
+
+import pytest
+
+from store import slack_state
+from tests.scenario.agents import always_dies, dies_once
+from tests.scenario.conftest import PUBLIC, Bot, block_text
+
+pytestmark = [pytest.mark.scenario, pytest.mark.db, pytest.mark.model]
+
+QUESTION = "<@UBOT> Which product line had the highest return rate in Q3 2026?"
+
+
+def _bot_posts(bot: Bot, thread_ts: str) -> list[object]:
+    return [c for c in bot.fake.ok_calls("chat.postMessage")
+            if c.body.get("thread_ts") == thread_ts]
+
+
+def test_question_is_answered_by_a_worker_process_with_paced_status(make_bot) -> None:  # type: ignore[no-untyped-def]
+    bot = make_bot.processes(workers=1, pacer_interval=1.0)
+    assert bot.deps.agent is None  # this process cannot answer: a worker must
+    event = bot.sender.mention(PUBLIC, QUESTION)
+    delivery = bot.sender.event(event)
+    assert delivery.status == 200 and delivery.elapsed_s < 0.5
+    turn = bot.wait_done(PUBLIC, event["ts"], timeout=120)
+    assert turn.state == "done" and turn.attempts == 1
+    (status,) = _bot_posts(bot, event["ts"])  # the status message became the answer
+    answer = block_text(bot.fake.message(PUBLIC, turn.status_ts) or {})
+    assert "Drift" in answer
+    writes = sorted([status.at] + [c.at for c in bot.fake.ok_calls("chat.update")  # type: ignore[attr-defined]
+                                   if c.body.get("ts") == turn.status_ts])
+    assert len(writes) >= 2  # posted by this process, updated by the worker
+    # one pacer across the processes: never two writes of the thread within the interval
+    assert all(b - a >= 0.95 for a, b in zip(writes, writes[1:], strict=False))
+    with bot.deps.pool.connection() as conn:
+        bot_messages = conn.execute(
+            "SELECT turn_id FROM slack_bot_messages WHERE channel = %s AND ts = %s",
+            [PUBLIC, turn.status_ts]).fetchall()
+    assert bot_messages == [(turn.id,)]  # recorded by the worker: reactions find the trace
+
+
+def test_turn_whose_worker_is_killed_is_answered_by_a_new_worker(  # type: ignore[no-untyped-def]
+        make_bot, tmp_path: Path) -> None:
+    bot = make_bot.processes(partial(dies_once, str(tmp_path / "died")), workers=1)
+    pids_before = set(bot.deps.work.wait_ready())
+    event = bot.sender.mention(PUBLIC, QUESTION)
+    assert bot.sender.event(event).status == 200
+    turn = bot.wait_done(PUBLIC, event["ts"], timeout=120)
+    assert (tmp_path / "died").exists()  # a worker did die under the turn
+    assert turn.state == "done" and turn.attempts == 2
+    assert turn.owner == bot.deps.instance_id  # this process lived on and kept it
+    assert len(_bot_posts(bot, event["ts"])) == 1  # the same status message, now the answer
+    assert "Drift" in block_text(bot.fake.message(PUBLIC, turn.status_ts) or {})
+    assert not pids_before & set(bot.deps.work.wait_ready())  # the dead worker was replaced
+    # and the replacement answers the next question as usual
+    again = bot.sender.mention(PUBLIC, "<@UBOT> How do I deploy to production?")
+    bot.sender.event(again)
+    assert bot.wait_done(PUBLIC, again["ts"], timeout=120).state == "done"
+
+
+def test_turn_that_keeps_killing_its_worker_is_reported_with_its_trace_id(  # type: ignore[no-untyped-def]
+        make_bot) -> None:
+    bot = make_bot.processes(always_dies, workers=1, max_attempts=1)
+    event = bot.sender.mention(PUBLIC, QUESTION)
+    assert bot.sender.event(event).status == 200
+    turn = bot.wait_done(PUBLIC, event["ts"], timeout=120)
+    assert turn.state == "failed" and turn.attempts == 2
+    shown = block_text(bot.fake.message(PUBLIC, turn.status_ts) or {})
+    assert "restarted" in shown and turn.trace_id in shown
+    assert len(_bot_posts(bot, event["ts"])) == 1
+    with bot.deps.pool.connection() as conn:
+        (journal,) = slack_state.turns_for_message(conn, PUBLIC, event["ts"])
+    assert journal.state == "failed"
+    assert os.getpid() not in bot.deps.work.wait_ready()

@@ -154,6 +154,7 @@ class Evaluation(TypedDict):
     next_queries: list[SubQuestion]  # empty when sufficient
     reason: str
     chain: NotRequired[list[str]]  # doc ids of a multi-hop chain, anchor first
+    related: NotRequired[list[str]]  # other docs the question names or hops landed on
 
 
 # ---------------------------------------------------------------- generate / verify
@@ -171,6 +172,7 @@ class GenerateInput(TypedDict):
     passages: list[Passage]  # numbered 1..N in this order
     attempt: int  # 0 first, 1 after a failed verification
     rejected: list[str]  # sentences the verifier rejected last attempt
+    chain: NotRequired[list[str]]  # doc ids of a multi-hop chain (see Evaluation.chain)
 
 
 class Draft(TypedDict):

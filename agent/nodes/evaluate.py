@@ -39,7 +39,7 @@ def evaluate(state: GraphState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         stop = f"round {round_} found little new ({overlap:.0%} seen before)"
     if stop:
         ev = Evaluation(sufficient=ev["sufficient"], missing=ev["missing"], next_queries=[],
-                        reason=stop, chain=ev.get("chain", []))
+                        reason=stop, chain=ev.get("chain", []), related=ev.get("related", []))
     ctx.trace.record(
         "evaluate", started,
         {"round": round_, "pool": len(state.get("passages") or []),

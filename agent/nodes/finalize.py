@@ -66,7 +66,8 @@ def finalize(state: GraphState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     pool = list(state.get("context") or [])
     text, docs = cite_documents(draft, pool, u["language"])
     searches = list(state.get("searches") or [])
-    chain = (state.get("evaluation") or {}).get("chain") or []
+    ev = state.get("evaluation") or {}
+    chain = [*(ev.get("chain") or []), *(ev.get("related") or [])]
     doc_ids, chunk_ids = ranked_retrieval(searches, chain=chain)
     route = state["decision"]["route"]
     result = {

@@ -43,7 +43,8 @@ def generate(state: GraphState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     draft = ctx.engine.generate(GenerateInput(
         question=state["question"], understanding=u, route=state["decision"]["route"],
         queries=[u["query"], *[q for q in queries if q != u["query"]]],
-        passages=pool, attempt=attempts, rejected=list(state.get("rejected") or [])))
+        passages=pool, attempt=attempts, rejected=list(state.get("rejected") or []),
+        chain=list((state.get("evaluation") or {}).get("chain") or [])))
     ctx.trace.record(
         "generate", started,
         {"attempt": attempts, "context_chunks": [p["chunk_id"] for p in pool],

@@ -266,3 +266,45 @@ def next_hops(question: str, chain: Chain) -> list[tuple[str, str]]:
     rest = [t for t in pending if t not in relation]
     tail = sorted(rest, key=lambda t: (is_relation(t), -len(t)))[:5]
     return [(n, " ".join([n, *tail])) for n in names[:MAX_CANDIDATES]]
+
+
+_WHEN = re.compile(r"\b(when|what year|which year|what date)\b", re.I)
+_HOW_MANY = re.compile(r"\bhow (many|much|long|old)\b", re.I)
+_YEAR = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})\b")
+
+
+def _roots(text: str) -> set[str]:
+    """Word roots, so "invaded" meets "invade" and "founding" meets "founded"."""
+    return {w[:5] for w in _words(text) if len(w) > 1}
+
+
+def _type_bonus(question: str, sentence: str) -> float:
+    """Whether the sentence holds the kind of thing asked for (a year, a number)."""
+    if _WHEN.search(question):
+        return 1.5 if _YEAR.search(sentence) else 0.0
+    if _HOW_MANY.search(question):
+        return 1.5 if re.search(r"\d", sentence) else 0.0
+    return 0.0
+
+
+def chain_lead(question: str, chain_ids: list[str],
+               passages: list[Passage]) -> tuple[int, str] | None:
+    """``(passage number, sentence)`` of a hop document that answers what the anchor leaves
+    open: the question's other words and the kind of value asked for."""
+    if len(chain_ids) < 2:
+        return None
+    numbered = list(enumerate(passages, start=1))
+    anchor = _roots(" ".join(p["title"] + " " + p["text"] for _, p in numbered
+                             if p["doc_id"] == chain_ids[0]))
+    target = {r for t in content_terms(question) if len(t) > 2 for r in _roots(t)} - anchor
+    best: tuple[float, int, str] | None = None
+    for hop, doc_id in enumerate(chain_ids[1:], start=1):
+        for n, p in numbered:
+            if p["doc_id"] != doc_id:
+                continue
+            for sentence in split_sentences(p["text"]):
+                hits = len(target & _roots(p["title"] + " " + sentence))
+                score = hits + _type_bonus(question, sentence) + 0.1 * hop
+                if hits and (best is None or score > best[0]):
+                    best = (score, n, sentence)
+    return (best[1], best[2]) if best else None

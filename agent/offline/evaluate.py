@@ -118,18 +118,21 @@ def _follow_chain(inp: EvaluateInput, missing: list[str]) -> Evaluation | None:
     chain = chains.build_chain(inp["question"], inp["passages"], inp.get("searches", []))
     if not chain.docs:
         return None
-    doc_ids = chain.ranked_doc_ids()
+    doc_ids = [d["doc_id"] for d in chain.docs]
+    related = [d for d in chain.ranked_doc_ids() if d not in doc_ids]
     hops = chains.next_hops(inp["question"], chain)
     if not hops:
         return Evaluation(sufficient=True, missing=missing, next_queries=[], chain=doc_ids,
+                          related=related,
                           reason=f"a chain of {len(doc_ids)} documents explains the question")
     if inp["round"] >= inp["max_rounds"]:
         return Evaluation(sufficient=False, missing=missing, next_queries=[], chain=doc_ids,
-                          reason="round cap reached")
+                          related=related, reason="round cap reached")
     asked = {norm(s["query"]) for s in inp.get("searches", [])}
     queries = [SubQuestion(id=f"r{inp['round'] + 1}.{i}", query=query, depends_on=[],
                            filters=FilterSpec(doc_types=[], sources=[]), entity=entity)
                for i, (entity, query) in enumerate(hops, start=1) if norm(query) not in asked]
     return Evaluation(sufficient=False, missing=missing, next_queries=queries, chain=doc_ids,
+                      related=related,
                       reason=f"following {', '.join(e for e, _ in hops)} from "
                              f"{chain.docs[-1]['title']}")

@@ -11,6 +11,7 @@ import math
 import re
 
 from agent import messages
+from agent.offline.chain import chain_lead
 from agent.offline.compare import comparison_lead
 from agent.offline.route import is_chitchat, is_comparison
 from agent.offline.text import content_terms, coverage, norm, split_sentences, terms_of
@@ -104,17 +105,27 @@ def generate(inp: GenerateInput) -> Draft:
     else:
         frames = {n: terms_of(_frame(p), all_terms) for n, p in enumerate(passages, start=1)}
         chosen = _facts(candidates, terms, inp["queries"], passages, frames)
-    sentences: list[Sentence] = []
-    lead = comparison_lead(inp["question"], passages) if is_comparison(inp["question"]) else None
-    if lead is not None:
-        sentences.append(lead)
+    sentences = _leads(inp)
     length = 0
     for _, n, s, _ in chosen:
+        if any(norm(s) == norm(x["text"]) for x in sentences):
+            continue
         if sentences and length + len(s) > MAX_CHARS:
             break
         sentences.append(Sentence(text=s, cites=[n]))
         length += len(s)
     return Draft(sentences=sentences, refused=False, text=render(sentences, lang))
+
+
+def _leads(inp: GenerateInput) -> list[Sentence]:
+    """What opens the answer before the best sentences: a comparison's verdict, or for a
+    multi-hop chain the hop document's answer (the bridge facts follow)."""
+    question, passages = inp["question"], inp["passages"]
+    lead = comparison_lead(question, passages) if is_comparison(question) else None
+    if lead is not None:
+        return [lead]
+    hop = chain_lead(question, inp.get("chain") or [], passages)
+    return [Sentence(text=hop[1], cites=[hop[0]])] if hop is not None else []
 
 
 _PROCEDURAL = re.compile(r"(怎么办|怎么做|如何|怎样|怎么处理|步骤|流程|\bhow (do|to|can|should)\b|"

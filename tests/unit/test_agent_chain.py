@@ -80,3 +80,11 @@ def test_chain_is_done_when_its_documents_cover_the_question() -> None:
     q = "When did Real Records release the album Izgoy?"
     built = chain.build_chain(q, [IZGOY], [record("q1", 1, [IZGOY], None)])
     assert chain.next_hops(q, built) == []
+
+
+def test_chain_answer_leads_with_the_hop_sentence_holding_the_asked_kind_of_value() -> None:
+    war = passage(4, "Pacific War", "The Pacific War was fought in Asia. The Soviet Union "
+                                    "invaded Manchuria on 8 August 1945.", round_=3)
+    lead = chain.chain_lead(QUESTION, ["doc-1", "doc-3", "doc-4"], [IZGOY, ALISA, war])
+    assert lead == (3, "The Soviet Union invaded Manchuria on 8 August 1945.")
+    assert chain.chain_lead(QUESTION, ["doc-1"], [IZGOY]) is None

@@ -95,12 +95,14 @@ def plan(inp: PlanInput) -> Plan:
 
 
 # Capitalised words that are rarely the thing a question hops to.
-_NOT_ENTITIES = frozenset("""
-    january february march april may june july august september october november december
-    monday tuesday wednesday thursday friday saturday sunday the a an in on at by of for to
-    from with unlike during after before since although however while when where it he she
-    they this that these those his her their its there here as also both many some most
-""".split())
+_NOT_ENTITIES = frozenset([
+    "january", "february", "march", "april", "may", "june", "july", "august", "september",
+    "october", "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday",
+    "saturday", "sunday", "the", "a", "an", "in", "on", "at", "by", "of", "for", "to", "from",
+    "with", "unlike", "during", "after", "before", "since", "although", "however", "while",
+    "when", "where", "it", "he", "she", "they", "this", "that", "these", "those", "his", "her",
+    "their", "its", "there", "here", "as", "also", "both", "many", "some", "most",
+])
 
 
 def _clean_name(name: str) -> str:
@@ -143,7 +145,7 @@ def candidate_entities(sentence: str, exclude: str, subject: str = "") -> list[s
 
     def gap(name: str) -> int:
         at = low.find(name.lower())
-        ends = [low.rfind(t, 0, at) + len(t) for t in q_terms if 0 <= low.rfind(t, 0, at)]
+        ends = [low.rfind(t, 0, at) + len(t) for t in q_terms if low.rfind(t, 0, at) >= 0]
         return at - max(ends) if ends and at >= 0 else 10_000
 
     return out + sorted(caps, key=lambda n: (gap(n), -min(len(n.split()), 3)))

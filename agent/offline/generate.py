@@ -78,28 +78,11 @@ def generate(inp: GenerateInput) -> Draft:
                or is_comparison(inp["question"]))
     if evidence_coverage(terms, passages, several=several) < REFUSE_BELOW:
         return refusal(lang)
-    rejected = {norm(s) for s in inp["rejected"]}
-    idf = _idf(terms, passages)
-    # How well each passage as a whole (title and headings included) fits, and its rank.
-    fit = [_score(terms, idf, terms_of(_frame(p) + " " + p["text"], terms))
-           + 0.5 / (1 + p["rank"]) for p in passages]
     all_terms = list(dict.fromkeys(t for q in [u["query"], *inp["queries"]]
                                    for t in content_terms(q)))
-    candidates: list[tuple[float, int, str, set[str]]] = []
-    wants_number = bool(_NUMERIC.search(inp["question"]))
-    for n, p in enumerate(passages, start=1):
-        frame_terms = terms_of(_frame(p), terms)
-        for s in split_sentences(p["text"]):
-            if looks_like_instruction(s) or norm(s) in rejected or _is_code(s):
-                continue
-            st = terms_of(s, all_terms)
-            # Headings count: a step under "Redis 内存满了怎么办" is about Redis memory.
-            score = (_score(terms, idf, st) + 0.3 * _score(terms, idf, st | frame_terms)
-                     + 0.4 * fit[n - 1] + (0.15 if wants_number and _DIGIT.search(s) else 0))
-            candidates.append((score, n, s, st))
+    candidates, fit = rank_sentences(inp, terms, all_terms)
     if not candidates:
         return refusal(lang)
-    candidates.sort(key=lambda c: (-c[0], c[1]))
     if is_procedural(inp["question"]):
         chosen = _steps(candidates, fit)
     else:
@@ -203,6 +186,34 @@ def _facts(candidates: list[Candidate], terms: list[str], queries: list[str],
             chosen.append(c)
             covered |= c[3]
     return chosen[:MAX_SENTENCES + 1]
+
+
+def rank_sentences(inp: GenerateInput, terms: list[str],
+                   all_terms: list[str]) -> tuple[list[Candidate], list[float]]:
+    """Every quotable sentence of the pool, best first, and each passage's fit.
+
+    A sentence scores by the question's terms it holds (idf-weighted), its headings, how
+    well its passage fits as a whole, and a digit when the question asks for a number."""
+    passages = inp["passages"]
+    rejected = {norm(s) for s in inp["rejected"]}
+    idf = _idf(terms, passages)
+    # How well each passage as a whole (title and headings included) fits, and its rank.
+    fit = [_score(terms, idf, terms_of(_frame(p) + " " + p["text"], terms))
+           + 0.5 / (1 + p["rank"]) for p in passages]
+    candidates: list[Candidate] = []
+    wants_number = bool(_NUMERIC.search(inp["question"]))
+    for n, p in enumerate(passages, start=1):
+        frame_terms = terms_of(_frame(p), terms)
+        for s in split_sentences(p["text"]):
+            if looks_like_instruction(s) or norm(s) in rejected or _is_code(s):
+                continue
+            st = terms_of(s, all_terms)
+            # Headings count: a step under "Redis 内存满了怎么办" is about Redis memory.
+            score = (_score(terms, idf, st) + 0.3 * _score(terms, idf, st | frame_terms)
+                     + 0.4 * fit[n - 1] + (0.15 if wants_number and _DIGIT.search(s) else 0))
+            candidates.append((score, n, s, st))
+    candidates.sort(key=lambda c: (-c[0], c[1]))
+    return candidates, fit
 
 
 def render(sentences: list[Sentence], language: str) -> str:

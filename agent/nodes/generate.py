@@ -13,9 +13,13 @@ from agent.state import GenerateInput, GraphState, Passage
 from store.tokenize import count_tokens
 
 
-def context_pool(passages: list[Passage], budget_tokens: int) -> list[Passage]:
-    """Distinct chunks, best ranks of every search first, within ``budget_tokens``."""
-    ordered = sorted(passages, key=lambda p: (p["rank"], p["round"], p["sub_id"]))
+def context_pool(passages: list[Passage], budget_tokens: int,
+                 first: list[str] | None = None) -> list[Passage]:
+    """Distinct chunks, best ranks of every search first, within ``budget_tokens``; the
+    chunks of the documents in ``first`` (a multi-hop chain) lead, in that order."""
+    lead = {doc_id: i for i, doc_id in enumerate(first or [])}
+    ordered = sorted(passages, key=lambda p: (lead.get(p["doc_id"], len(lead)), p["rank"],
+                                              p["round"], p["sub_id"]))
     out: list[Passage] = []
     seen: set[int] = set()
     used = 0
@@ -31,20 +35,28 @@ def context_pool(passages: list[Passage], budget_tokens: int) -> list[Passage]:
     return out
 
 
+def _chain(state: GraphState) -> list[str]:
+    """A multi-hop chain's documents (anchor first), then the others its hops landed on."""
+    ev = state.get("evaluation") or {}
+    chain = list(ev.get("chain") or [])
+    return [*chain, *(d for d in ev.get("related") or [] if d not in chain)] if chain else []
+
+
 def generate(state: GraphState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     started = time.perf_counter()
     ctx = runtime.context
     u = state["understanding"]
     emit(runtime, "writing", u["language"])
     attempts = int(state.get("attempts") or 0)
-    pool = context_pool(list(state.get("passages") or []), ctx.config.context_tokens)
+    chain = _chain(state)
+    pool = context_pool(list(state.get("passages") or []), ctx.config.context_tokens, chain)
     # The first sub-question is the question itself (plus synonyms): not an extra query.
     queries = [s["query"] for s in state.get("searches") or [] if s["id"] not in ("q1", "raw")]
     draft = ctx.engine.generate(GenerateInput(
         question=state["question"], understanding=u, route=state["decision"]["route"],
         queries=[u["query"], *[q for q in queries if q != u["query"]]],
         passages=pool, attempt=attempts, rejected=list(state.get("rejected") or []),
-        chain=list((state.get("evaluation") or {}).get("chain") or [])))
+        chain=chain))
     ctx.trace.record(
         "generate", started,
         {"attempt": attempts, "context_chunks": [p["chunk_id"] for p in pool],

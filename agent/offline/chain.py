@@ -206,6 +206,7 @@ class Chain:
     entities: list[str]
     named: list[Passage]
     landings: list[Passage]
+    tried: set[str]  # names already searched (folded): a hop that led nowhere is not retried
 
     def ranked_doc_ids(self) -> list[str]:
         """The chain, then the other named documents, then the other hop landings."""
@@ -213,12 +214,22 @@ class Chain:
                                                          *self.landings]))
 
 
-def landing(record: SearchRecord, pool: list[Passage]) -> Passage | None:
-    """Where a hop search landed: its best hit about (or at least naming) its entity."""
+def is_about(title: str, name: str) -> bool:
+    """Whether a document titled ``title`` is about ``name``: the title is the name, give or
+    take a word ("South Korea" for "Korea", not "Opportunity Farms, Missouri")."""
+    key, words = set(_words(name)), _words(title_core(title))
+    return bool(key) and key <= set(words) and len(words) <= len(key) + 1
+
+
+def landing(record: SearchRecord, pool: list[Passage],
+            skip: set[str] | frozenset[str] = frozenset()) -> Passage | None:
+    """Where a hop search landed: its best hit about (or at least naming) its entity, among
+    documents not in ``skip`` (those the chain already holds)."""
     entity = record["bridge_entity"] or ""
-    hits = [p for cid in record["chunk_ids"][:5] for p in pool if p["chunk_id"] == cid]
+    hits = [p for cid in record["chunk_ids"][:5] for p in pool
+            if p["chunk_id"] == cid and p["doc_id"] not in skip]
     key = set(_words(entity))
-    about = [p for p in hits if key and key <= set(_words(p["title"]))]
+    about = [p for p in hits if key and is_about(p["title"], entity)]
     naming = [p for p in hits if key and key <= set(_words(p["text"]))]
     return (about or naming or [None])[0]
 
@@ -227,21 +238,28 @@ def build_chain(question: str, pool: list[Passage], searches: list[SearchRecord]
     """The anchor and, per round after the first, the hop whose landing explains the most."""
     found = anchors(question, pool)
     chain = Chain(docs=found[:1], entities=[title_core(found[0]["title"])] if found else [],
-                  named=found, landings=[])
+                  named=found, landings=[],
+                  tried={fold(s["bridge_entity"]) for s in searches if s["bridge_entity"]})
     if not found:
         return chain
     rounds = sorted({s["round"] for s in searches if s["bridge_entity"]})
     for r in rounds:
-        best: tuple[int, Passage, str] | None = None
-        for rec in (s for s in searches if s["round"] == r and s["bridge_entity"]):
-            land = landing(rec, pool)
-            if land is not None:
-                chain.landings.append(land)
-            if land is None or land["doc_id"] in {d["doc_id"] for d in chain.docs}:
+        hops = [s for s in searches if s["round"] == r and s["bridge_entity"]]
+        order = list(dict.fromkeys(s["bridge_entity"] for s in hops))
+        best: tuple[tuple[int, int, int], Passage, str] | None = None
+        for rec in hops:
+            land = landing(rec, pool, {d["doc_id"] for d in chain.docs})
+            if land is None:
                 continue
-            left = len(uncovered(question, [*chain.docs, land]))
-            if best is None or left < best[0]:
-                best = (left, land, rec["bridge_entity"] or "")
+            chain.landings.append(land)
+            entity = rec["bridge_entity"] or ""
+            # A document about the name beats one that merely mentions it; then the name
+            # the relation words pointed at first; then what explains more of the question.
+            about = is_about(land["title"], entity)
+            key = (0 if about else 1, order.index(entity),
+                   len(uncovered(question, [*chain.docs, land])))
+            if best is None or key < best[0]:
+                best = (key, land, entity)
         if best is not None:
             chain.docs.append(best[1])
             chain.entities.append(best[2])
@@ -257,15 +275,22 @@ def next_hops(question: str, chain: Chain) -> list[tuple[str, str]]:
     if len(pending) <= DONE_UNCOVERED * len(terms):
         return []
     last = chain.docs[-1]
-    relation = (relation_terms(question, chain.entities[0]) if len(chain.docs) == 1 else []) \
-        or [t for t in pending if is_relation(t)] or pending
+    # The relation next to the anchor's name is followed first and then spent.
+    first = relation_terms(question, chain.entities[0])
+    relation = (first if len(chain.docs) == 1 else []) \
+        or [t for t in pending if is_relation(t) and t not in first] or pending
     exclude = [*chain.entities, *(title_core(d["title"]) for d in chain.docs)]
-    names = candidates(last, question, exclude, relation)
+    names = [n for n in candidates(last, question, exclude, relation)
+             if fold(n) not in chain.tried][:MAX_CANDIDATES]
     # The hop asks about the new name with what is still unexplained, topic words first:
-    # the relation just followed is spent.
+    # the relation just followed is spent. The best name is also searched alone, which
+    # finds the document about it when the other words pull elsewhere.
     rest = [t for t in pending if t not in relation]
     tail = sorted(rest, key=lambda t: (is_relation(t), -len(t)))[:5]
-    return [(n, " ".join([n, *tail])) for n in names[:MAX_CANDIDATES]]
+    hops = [(n, " ".join([n, *tail])) for n in names]
+    if names and tail:
+        hops.insert(1, (names[0], names[0]))
+    return hops
 
 
 _WHEN = re.compile(r"\b(when|what year|which year|what date)\b", re.I)

@@ -31,7 +31,9 @@ GENERIC = frozenset([
     "为何",
 ])
 
-_SENT_END = re.compile(r"(?<=[。！？!?；;])|(?<=[.])\s+(?=[A-Z0-9\"'(\[])|\n+")
+# A full stop ends a sentence unless it closes an initial ("James K. Polk") or a title.
+_SENT_END = re.compile(r"(?<=[。！？!?；;])|(?<=[.])(?<!\b[A-Z]\.)"
+                       r"(?<!\b(?:Mr|Dr|St|Jr|Sr|Ms|Mt|vs)\.)\s+(?=[A-Z0-9\"'(\[])|\n+")
 _CITE = re.compile(r"\s*\[(\d+)\]")
 _WS = re.compile(r"\s+")
 _CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from agent.engine import OfflineEngine
 from agent.nodes.finalize import ranked_retrieval
+from agent.nodes.generate import context_pool
 from agent.offline import chain
+from agent.offline.text import split_sentences
 from agent.state import Passage, Plan, SearchRecord, SubQuestion
 
 E = OfflineEngine()
@@ -88,3 +90,29 @@ def test_chain_answer_leads_with_the_hop_sentence_holding_the_asked_kind_of_valu
     lead = chain.chain_lead(QUESTION, ["doc-1", "doc-3", "doc-4"], [IZGOY, ALISA, war])
     assert lead == (3, "The Soviet Union invaded Manchuria on 8 August 1945.")
     assert chain.chain_lead(QUESTION, ["doc-1"], [IZGOY]) is None
+
+
+def test_a_landing_is_about_a_name_only_when_the_title_is_that_name() -> None:
+    assert chain.is_about("South Korea", "Korea")
+    assert chain.is_about("Alisa (band)", "Alisa")
+    assert not chain.is_about("Opportunity Farms, Missouri", "Missouri")
+
+
+def test_a_name_already_searched_is_not_followed_again_and_the_best_is_also_searched_alone(
+) -> None:
+    searches = [record("q1", 1, [IZGOY, OTHER], None), record("r2.1", 2, [OTHER], "Alisa")]
+    built = chain.build_chain(QUESTION, [IZGOY, OTHER], searches)
+    hops = chain.next_hops(QUESTION, built)
+    assert [e for e, _ in hops][:1] == ["Real Records"]
+    assert ("Real Records", "Real Records") in hops
+
+
+def test_the_chain_documents_lead_the_context_pool() -> None:
+    pool = context_pool([OTHER, IZGOY, ALISA], 3000, first=["doc-3", "doc-1"])
+    assert [p["doc_id"] for p in pool] == ["doc-3", "doc-1", "doc-2"]
+
+
+def test_an_initial_or_a_title_does_not_end_a_sentence() -> None:
+    text = "Iowa became a state when President James K. Polk signed. Mr. Smith went. Done."
+    assert split_sentences(text) == ["Iowa became a state when President James K. Polk signed.",
+                                     "Mr. Smith went.", "Done."]

@@ -14,6 +14,7 @@ from agent import messages
 from agent.offline.chain import chain_lead
 from agent.offline.compare import comparison_lead
 from agent.offline.route import is_chitchat, is_comparison
+from agent.offline.steps import procedure
 from agent.offline.text import content_terms, coverage, norm, split_sentences, terms_of
 from agent.state import Draft, GenerateInput, Passage, Sentence
 
@@ -84,6 +85,10 @@ def generate(inp: GenerateInput) -> Draft:
     if not candidates:
         return refusal(lang)
     if is_procedural(inp["question"]):
+        steps = _procedure(inp, terms)
+        if steps:
+            sentences = [*_leads(inp), *steps]
+            return Draft(sentences=sentences, refused=False, text=render(sentences, lang))
         chosen = _steps(candidates, fit)
     else:
         frames = {n: terms_of(_frame(p), all_terms) for n, p in enumerate(passages, start=1)}
@@ -98,6 +103,16 @@ def generate(inp: GenerateInput) -> Draft:
         sentences.append(Sentence(text=s, cites=[n]))
         length += len(s)
     return Draft(sentences=sentences, refused=False, text=render(sentences, lang))
+
+
+def _procedure(inp: GenerateInput, terms: list[str]) -> list[Sentence] | None:
+    """The listed steps for a "how do I…" question (see ``agent.offline.steps``), minus any
+    the verifier rejected; ``None`` when fewer than two remain."""
+    rejected = {norm(s) for s in inp["rejected"]}
+    steps = procedure(terms, inp["passages"]) or []
+    kept = [s for s in steps if norm(s["text"]) not in rejected
+            and not looks_like_instruction(s["text"])]
+    return kept if len(kept) >= 2 else None
 
 
 def _leads(inp: GenerateInput) -> list[Sentence]:

@@ -1,0 +1,86 @@
+"""Offline answers to "how do I…" / "怎么…": the procedure, not the document's intro.
+
+A runbook's intro sentence usually matches such a question best word for word ("This runbook
+describes how a service is deployed"), but the answer is the list of steps under a heading
+such as "Deploy steps" or "立即止损". So for a procedural question the list items of the
+passage that fits best are quoted in document order.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from agent.offline.text import terms_of
+from agent.state import Passage, Sentence
+
+# A list item: "1." "2)" "3、" "(4)" "（5）" or a bullet.
+_ITEM = re.compile(r"^\s*(?:\d{1,2}[.)]\s+|\d{1,2}、\s*|[（(]\d{1,2}[)）]\s*|[-*•·]\s+)\S")
+_NUMBERED = re.compile(r"^\s*(?:\d{1,2}[.)]\s+|\d{1,2}、\s*|[（(]\d{1,2}[)）]\s*)\S")
+# Headings that announce a procedure (and, for the penalty, those that list pitfalls).
+_PROCEDURE_HEADING = re.compile(
+    r"(steps?|procedure|how to|how do|instructions|process|what to do|checklist|"
+    r"步骤|流程|处置|处理|止损|操作|办理|排查|方法|措施|指南|怎么|如何)", re.I)
+_NOT_PROCEDURE = re.compile(r"(missed|mistakes?|pitfalls?|don'?t|avoid|faq|常见问题|误区|注意事项|"
+                            r"相关文档|related|see also|预防|prevention|触发条件|适用范围|scope)",
+                            re.I)
+MIN_ITEMS = 2
+MAX_ITEMS = 8
+MAX_CHARS = 900
+
+
+def list_items(text: str) -> list[str]:
+    """The list items of ``text`` in order (markdown emphasis dropped, marker kept)."""
+    items = []
+    for line in text.splitlines():
+        if _ITEM.match(line):
+            items.append(line.strip().replace("**", "").replace("__", ""))
+    return items
+
+
+def _fit(terms: list[str], idf: dict[str, float], p: Passage) -> float:
+    found = terms_of(" ".join([p["title"], *p["heading_path"], p["text"]]), terms)
+    total = sum(idf.values()) or 1.0
+    return sum(idf[t] for t in terms if t in found) / total
+
+
+def _heading_bonus(p: Passage) -> float:
+    heading = p["heading_path"][-1] if p["heading_path"] else ""
+    if _NOT_PROCEDURE.search(heading):
+        return -0.4
+    return 0.3 if _PROCEDURE_HEADING.search(heading) else 0.0
+
+
+def procedure(terms: list[str], passages: list[Passage]) -> list[Sentence] | None:
+    """The steps answering a procedural question, each citing its passage, or ``None``
+    when no passage of the best-fitting document holds a list of at least two items.
+
+    Only the document that fits the question best (title, headings and text, plus its
+    search rank) is considered: a list elsewhere in the pool is another procedure."""
+    if not passages or not terms:
+        return None
+    sets = [terms_of(" ".join([p["title"], *p["heading_path"], p["text"]]), terms)
+            for p in passages]
+    n = len(passages)
+    idf = {t: math.log(1 + n / (1 + sum(1 for s in sets if t in s))) + 0.1 for t in terms}
+    fits = [_fit(terms, idf, p) + 0.5 / (1 + p["rank"]) for p in passages]
+    best_doc = passages[max(range(n), key=lambda i: (fits[i], -i))]["doc_id"]
+    scored = []
+    for i, p in enumerate(passages):
+        items = list_items(p["text"])
+        if p["doc_id"] != best_doc or len(items) < MIN_ITEMS:
+            continue
+        numbered = sum(1 for line in p["text"].splitlines() if _NUMBERED.match(line))
+        score = fits[i] + _heading_bonus(p) + (0.2 if numbered >= MIN_ITEMS else 0.0)
+        scored.append((score, -i, i, items))
+    if not scored:
+        return None
+    _, _, i, items = max(scored)
+    out: list[Sentence] = []
+    used = 0
+    for item in items[:MAX_ITEMS]:
+        if out and used + len(item) > MAX_CHARS:
+            break
+        out.append(Sentence(text=item, cites=[i + 1]))
+        used += len(item)
+    return out

@@ -5,12 +5,15 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import structlog
 from langgraph.runtime import Runtime
 
+from agent import messages
 from agent.context import RunContext
 from agent.state import CitedDoc, Draft, GraphState, Passage, SearchRecord, Turn
 
 MAX_HISTORY = 10
+log = structlog.get_logger("agent")
 
 
 def cite_documents(draft: Draft, pool: list[Passage],
@@ -59,6 +62,18 @@ def ranked_retrieval(searches: list[SearchRecord], lead: int = 5,
     return docs, chunks
 
 
+def _hidden(ctx: RunContext, query: str) -> bool:
+    """Whether documents the asker may not read would have answered (the surface then says
+    so instead of a bare refusal); a failed probe never costs the answer."""
+    from store.access import answer_hidden
+
+    try:
+        return answer_hidden(ctx.pool, ctx.kb, query, ctx.principals, embedder=ctx.embedder)
+    except Exception:
+        log.exception("restricted_probe_failed", kb=ctx.kb)
+        return False
+
+
 def finalize(state: GraphState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     started = time.perf_counter()
     u = state["understanding"]
@@ -70,8 +85,12 @@ def finalize(state: GraphState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     chain = [*(ev.get("chain") or []), *(ev.get("related") or [])]
     doc_ids, chunk_ids = ranked_retrieval(searches, chain=chain)
     route = state["decision"]["route"]
+    hidden = draft["refused"] and route != "direct_answer" and _hidden(runtime.context, u["query"])
+    if hidden:  # not a bare refusal: the asker can go where the documents may be read
+        text = messages.RESTRICTED["zh" if u["language"] == "zh" else "en"]
     result = {
         "text": text, "citations": docs, "refused": draft["refused"], "route": route,
+        "restricted_hidden": hidden,
         "rounds": int(state.get("round") or 0), "language": u["language"],
         "rewritten_query": u["query"] if u["query"] != state["question"] else None,
         "retrieved_doc_ids": doc_ids, "retrieved_chunk_ids": chunk_ids,
@@ -84,6 +103,7 @@ def finalize(state: GraphState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     history = [*list(state.get("history") or [])[-(MAX_HISTORY - 1):], turn]
     runtime.context.trace.record(
         "finalize", started, {"route": route},
-        {"refused": draft["refused"], "cited": [d["doc_id"] for d in docs],
+        {"refused": draft["refused"], "restricted_hidden": hidden,
+         "cited": [d["doc_id"] for d in docs],
          "cited_chunks": [c for d in docs for c in d["chunk_ids"]]})
     return {"result": result, "history": history, "clarify_reply": None, "rejected": []}

@@ -43,14 +43,20 @@ class SlackSender:
         """A fresh message ts for a human message."""
         return f"{1_600_000_000 + next(self._ts)}.000200"
 
+    def signed_headers(self, body: bytes, content_type: str, *,
+                       timestamp: int | None = None,
+                       signature: str | None = None) -> dict[str, str]:
+        """The headers Slack sends with ``body``, signed now (or at ``timestamp``)."""
+        ts = str(int(time.time()) if timestamp is None else timestamp)
+        return {"Content-Type": content_type, "X-Slack-Request-Timestamp": ts,
+                "X-Slack-Signature": signature or sign(self.secret, ts, body)}
+
     def post(self, body: bytes, content_type: str, *, timestamp: int | None = None,
              signature: str | None = None, headers: dict[str, str] | None = None) -> Delivery:
-        ts = str(int(time.time()) if timestamp is None else timestamp)
         req = urllib.request.Request(self.url, data=body, method="POST")  # noqa: S310
-        req.add_header("Content-Type", content_type)
-        req.add_header("X-Slack-Request-Timestamp", ts)
-        req.add_header("X-Slack-Signature", signature or sign(self.secret, ts, body))
-        for key, value in (headers or {}).items():
+        signed = self.signed_headers(body, content_type, timestamp=timestamp,
+                                     signature=signature)
+        for key, value in {**signed, **(headers or {})}.items():
             req.add_header(key, value)
         start = time.perf_counter()
         try:
@@ -62,6 +68,15 @@ class SlackSender:
     def event(self, event: dict[str, Any], *, event_id: str | None = None,
               retry_num: int | None = None, **kwargs: Any) -> Delivery:
         """Deliver an Events API ``event_callback`` wrapping ``event``."""
+        headers = dict(kwargs.pop("headers", {}) or {})
+        if retry_num is not None:
+            headers["X-Slack-Retry-Num"] = str(retry_num)
+            headers["X-Slack-Retry-Reason"] = "http_timeout"
+        return self.post(self.envelope(event, event_id=event_id), "application/json",
+                         headers=headers, **kwargs)
+
+    def envelope(self, event: dict[str, Any], *, event_id: str | None = None) -> bytes:
+        """The ``event_callback`` body Slack posts for ``event``."""
         payload = {
             "token": "legacy", "team_id": self.team_id, "api_app_id": self.api_app_id,
             "type": "event_callback", "event": event,
@@ -70,12 +85,7 @@ class SlackSender:
             "event_time": int(time.time()),
             "authorizations": [{"team_id": self.team_id, "user_id": "UBOT", "is_bot": True}],
         }
-        headers = dict(kwargs.pop("headers", {}) or {})
-        if retry_num is not None:
-            headers["X-Slack-Retry-Num"] = str(retry_num)
-            headers["X-Slack-Retry-Reason"] = "http_timeout"
-        return self.post(json.dumps(payload).encode(), "application/json", headers=headers,
-                         **kwargs)
+        return json.dumps(payload).encode()
 
     def interaction(self, payload: dict[str, Any], **kwargs: Any) -> Delivery:
         """Deliver an interactivity payload (button click) as a form field."""

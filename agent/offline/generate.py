@@ -11,17 +11,16 @@ import math
 import re
 
 from agent import messages
+from agent.offline.answerable import answerable
 from agent.offline.chain import chain_lead
 from agent.offline.compare import comparison_lead
 from agent.offline.route import is_chitchat, is_comparison
 from agent.offline.steps import procedure
-from agent.offline.text import content_terms, coverage, norm, split_sentences, terms_of
+from agent.offline.text import content_terms, norm, split_sentences, terms_of
 from agent.state import Draft, GenerateInput, Passage, Sentence
 
 MAX_SENTENCES = 3
 MAX_CHARS = 500
-# Below this share of the question's terms in the best passage, the pool is off-topic.
-REFUSE_BELOW = 0.5
 
 _INJECTION = re.compile(
     r"(ignore (all |any )?(the )?(previous|prior|above|earlier)|disregard (all |the )?"
@@ -29,19 +28,6 @@ _INJECTION = re.compile(
     r"respond (only )?with|reply (only )?with|忽略(之前|以上|上面|前面|所有)|无视(之前|以上|所有)|"
     r"系统提示|你现在是|扮演|新的指令|只回答|请回复|必须回答)", re.I)
 _THANKS = re.compile(r"(thank|thx|cheers|谢|感谢)", re.I)
-
-
-def evidence_coverage(terms: list[str], passages: list[Passage], *, several: bool) -> float:
-    """Share of the question's terms the best passage holds (or the best two together, when
-    the question spans several documents)."""
-    sets = [terms_of(p["title"] + " " + p["text"], terms) for p in passages]
-    best = max((coverage(terms, s) for s in sets), default=0.0)
-    if several:
-        top = sets[:8]
-        for i, a in enumerate(top):
-            for b in top[i + 1:]:
-                best = max(best, coverage(terms, a | b))
-    return best
 
 
 def looks_like_instruction(sentence: str) -> bool:
@@ -77,7 +63,7 @@ def generate(inp: GenerateInput) -> Draft:
         return refusal(lang)
     several = (inp["route"] == "multi_retrieval" or len(inp["queries"]) > 1
                or is_comparison(inp["question"]))
-    if evidence_coverage(terms, passages, several=several) < REFUSE_BELOW:
+    if not answerable(terms, passages, several=several):
         return refusal(lang)
     all_terms = list(dict.fromkeys(t for q in [u["query"], *inp["queries"]]
                                    for t in content_terms(q)))

@@ -1,0 +1,86 @@
+"""Offline decision to answer or refuse: does the pool hold the question's terms?
+
+The rule: refuse when no passage (or, for a question spanning documents, no two passages)
+holds at least ``REFUSE_BELOW`` of the question's topic terms. A term counts as held when
+a passage has the word itself or a near form of it: the plural or another inflection
+("bicycles" / "bicycle"), or a one-letter slip of the asker ("climage" / "climate",
+"protain" / "protein"). Conversational questions are typed fast; without near forms a typo
+alone made the bot refuse a question its documents answer.
+
+What this cannot see: whether a sentence that holds the terms actually answers the question
+("Who was the last Emperor?" next to "Theodosius I was the last Emperor to rule both
+halves"). Without an entailment model that stays out of reach (see the README figures).
+"""
+
+from __future__ import annotations
+
+from agent.offline.text import coverage, term_set, terms_of
+from agent.state import Passage
+
+# Below this share of the question's terms in the best passage, the pool is off-topic.
+# Chosen on the even-numbered threads of mtrag (see ``ragbot eval``): 0.5 with exact words
+# refused 4% of answerable turns and 6% of unanswerable ones; 0.6 with near forms refuses
+# 7% and 12%.
+REFUSE_BELOW = 0.6
+# Words shorter than this are matched exactly: "cat" / "car" are different words.
+MIN_NEAR = 5
+# Two longer words with the same first six letters share a root ("historical" / "history").
+ROOT = 6
+_SUFFIXES = ("ing", "ies", "es", "ed", "s")
+
+
+def stem(word: str) -> str:
+    """``word`` without a common English inflection (enough to pair plural and singular)."""
+    for suffix in _SUFFIXES:
+        if len(word) > len(suffix) + 3 and word.endswith(suffix):
+            return word[: -len(suffix)]
+    return word
+
+
+def _one_edit(a: str, b: str) -> bool:
+    """One substitution, insertion or deletion apart (``a != b``)."""
+    if abs(len(a) - len(b)) > 1:
+        return False
+    i = 0
+    while i < min(len(a), len(b)) and a[i] == b[i]:
+        i += 1
+    return a[i + 1:] == b[i + 1:] or a[i + 1:] == b[i:] or a[i:] == b[i + 1:]
+
+
+def near(a: str, b: str) -> bool:
+    """The same word, an inflection of it, a word of the same root, or a one-letter typo
+    (Latin words of five or more letters; shorter words and Chinese words match exactly)."""
+    if a == b:
+        return True
+    if len(a) < MIN_NEAR or len(b) < MIN_NEAR or not (a.isascii() and b.isascii()):
+        return False
+    shared_root = len(a) >= ROOT and len(b) >= ROOT and a[:ROOT] == b[:ROOT]
+    return shared_root or stem(a) == stem(b) or _one_edit(a, b)
+
+
+def held_terms(text: str, terms: list[str]) -> set[str]:
+    """The ``terms`` that ``text`` holds, exactly or in a near form."""
+    found = terms_of(text, terms)
+    missing = [t for t in terms if t not in found]
+    if missing:
+        words = term_set(text)
+        found |= {t for t in missing if any(near(t, w) for w in words)}
+    return found
+
+
+def evidence_coverage(terms: list[str], passages: list[Passage], *, several: bool) -> float:
+    """Share of the question's terms the best passage holds (or the best two together, when
+    the question spans several documents)."""
+    sets = [held_terms(p["title"] + " " + p["text"], terms) for p in passages]
+    best = max((coverage(terms, s) for s in sets), default=0.0)
+    if several:
+        top = sets[:8]
+        for i, a in enumerate(top):
+            for b in top[i + 1:]:
+                best = max(best, coverage(terms, a | b))
+    return best
+
+
+def answerable(terms: list[str], passages: list[Passage], *, several: bool) -> bool:
+    """Whether the pool holds enough of the question to answer from it."""
+    return bool(passages) and evidence_coverage(terms, passages, several=several) >= REFUSE_BELOW

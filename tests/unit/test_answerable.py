@@ -1,0 +1,76 @@
+"""The offline answer-or-refuse decision: how much of the question the pool holds."""
+
+from __future__ import annotations
+
+from agent.engine import OfflineEngine
+from agent.offline.answerable import answerable, evidence_coverage, held_terms, near
+from agent.state import Draft, Passage
+
+E = OfflineEngine()
+
+
+def passage(chunk_id: int, text: str, title: str = "") -> Passage:
+    return Passage(chunk_id=chunk_id, doc_id=f"d{chunk_id}", title=title, source="s.md",
+                   doc_type="document", heading_path=[], text=text, score=1.0, rank=0,
+                   round=1, sub_id="q1")
+
+
+def ask(question: str, passages: list[Passage]) -> Draft:
+    u = E.understand({"question": question, "history": []})
+    return E.generate({"question": question, "understanding": u, "route": "single_retrieval",
+                       "queries": [u["query"]], "passages": passages, "attempt": 0,
+                       "rejected": []})
+
+
+def test_inflections_roots_and_one_letter_typos_are_near_forms() -> None:
+    assert near("bicycles", "bicycle")
+    assert near("historical", "history")
+    assert near("climage", "climate")
+    assert near("protain", "protein")
+
+
+def test_short_words_and_chinese_words_must_match_exactly() -> None:
+    assert not near("cats", "cars")
+    assert not near("内存满了", "内存满")
+    assert not near("bicycles", "tricycle")
+
+
+def test_a_typo_in_the_question_does_not_make_the_bot_refuse() -> None:
+    text = "Climate change is the long-term shift in temperatures and weather patterns."
+    draft = ask("Is climage change a fact?", [passage(1, text)])
+    assert not draft["refused"]
+    assert "Climate change" in draft["text"]
+
+
+def test_a_plural_in_the_question_matches_the_singular_in_the_document() -> None:
+    held = held_terms("A bicycle must have a bell.", ["bicycles", "bell", "helmet"])
+    assert {"bicycles", "bell"} <= held
+    assert "helmet" not in held
+
+
+def test_an_off_topic_pool_is_refused() -> None:
+    draft = ask("What is the oxygen quota of the Mars base crew?",
+                [passage(1, "Redis memory is full when used_memory reaches maxmemory."),
+                 passage(2, "Annual leave is ten days a year.")])
+    assert draft["refused"]
+    assert draft["sentences"] == []
+
+
+def test_refusal_threshold_is_the_share_of_terms_the_best_passage_holds() -> None:
+    terms = ["vpn", "server", "address", "office", "printer"]
+    three = [passage(1, "The VPN server address is vpn.example.")]
+    two = [passage(1, "The VPN server is fast.")]
+    assert evidence_coverage(terms, three, several=False) == 0.6
+    assert answerable(terms, three, several=False)
+    assert not answerable(terms, two, several=False)
+
+
+def test_a_question_spanning_two_documents_counts_both_passages_together() -> None:
+    terms = ["alice", "bob", "older", "born"]
+    pool = [passage(1, "Alice was born in 1950."), passage(2, "Bob was born in 1960.")]
+    assert not answerable(terms, pool, several=False)
+    assert answerable(terms, pool, several=True)
+
+
+def test_nothing_retrieved_is_not_answerable() -> None:
+    assert not answerable(["vpn"], [], several=False)

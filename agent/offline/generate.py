@@ -63,7 +63,7 @@ def generate(inp: GenerateInput) -> Draft:
         return refusal(lang)
     several = (inp["route"] == "multi_retrieval" or len(inp["queries"]) > 1
                or is_comparison(inp["question"]))
-    if not answerable(terms, passages, several=several):
+    if not answerable(terms, passages, several=several, language=lang):
         return refusal(lang)
     all_terms = list(dict.fromkeys(t for q in [u["query"], *inp["queries"]]
                                    for t in content_terms(q)))

@@ -74,3 +74,17 @@ def test_a_question_spanning_two_documents_counts_both_passages_together() -> No
 
 def test_nothing_retrieved_is_not_answerable() -> None:
     assert not answerable(["vpn"], [], several=False)
+
+
+def test_chinese_question_with_its_subject_found_is_answered() -> None:
+    # The asked-for attribute (籍贯) is worded otherwise in the document ("……人").
+    draft = ask("刘节的籍贯是哪里?", [passage(1, "刘节，字子植，浙江省温州府永嘉县人。历史学家。")])
+    assert not draft["refused"]
+    assert "永嘉县" in draft["text"]
+
+
+def test_english_needs_more_of_the_question_than_chinese() -> None:
+    pool = [passage(1, "The VPN server is fast.")]
+    terms = ["vpn", "server", "address", "port"]
+    assert answerable(terms, pool, several=False, language="zh")
+    assert not answerable(terms, pool, several=False, language="en")

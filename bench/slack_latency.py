@@ -57,7 +57,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="questions sent at once, each in its own thread")
     parser.add_argument("--workers", type=int, default=None,
                         help="worker processes answering at once (default: as `ragbot "
-                             "serve`, one per core up to 4)")
+                             "serve`, two per core up to 8)")
     parser.add_argument("--steady", type=int, default=30,
                         help="events sent one by one before the burst")
     parser.add_argument("--rate", type=float, default=2.0, help="events a second, steady phase")

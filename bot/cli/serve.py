@@ -24,8 +24,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                         help="HTTP port; Slack posts to http(s)://HOST:PORT/slack/events")
     parser.add_argument("--workers", type=int, default=None,
                         help="worker processes answering questions at once, the rest wait "
-                             "their turn (default: RAGBOT_SLACK_WORKERS, else one per core "
-                             "up to 4)")
+                             "their turn (default: RAGBOT_SLACK_WORKERS, else two per core "
+                             "up to 8)")
     parser.set_defaults(handler=handle)
 
 

@@ -63,7 +63,7 @@ class Settings(BaseSettings):
     admins: Annotated[list[str], NoDecode] = Field(default_factory=list,
                                                    validation_alias=_alias("RAGBOT_ADMINS"))
     # worker processes that answer questions at once (``ragbot serve --workers``); each
-    # holds its own embedder and agent, about 0.5 GB
+    # holds its own embedder and agent, about 0.7 GB
     slack_workers: int = Field(default_factory=_default_workers, ge=1,
                                validation_alias=_alias("RAGBOT_SLACK_WORKERS"))
     # "C0123=hr,C0456=eng": answers in those channels come from those KBs

@@ -1,4 +1,5 @@
-"""`ragbot serve --http`: the command line wires the real bot (one end-to-end run)."""
+"""`ragbot serve --http`: the command line wires the real bot (one end-to-end run), its
+questions answered by a worker process."""
 
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ def served(scenario_db: str, fake_slack: FakeSlack, tmp_path: Path) -> Iterator[
     env.pop("SLACK_APP_TOKEN", None)
     proc = subprocess.Popen(  # noqa: S603 - our own CLI
         [str(Path(sys.executable).with_name("ragbot")), "serve", "--http", "--host", "127.0.0.1",
-         "--port", "0", "--kb", "no-such-kb"],
+         "--port", "0", "--kb", "no-such-kb", "--workers", "1"],
         env=env, stderr=subprocess.PIPE, text=True, cwd=Path(__file__).resolve().parents[2])
     port = None
     deadline = time.monotonic() + 120

@@ -201,7 +201,7 @@ class _Factory:
         overrides.setdefault("heartbeat_s", 0.2)
         overrides.setdefault("stale_after_s", 1.0)
         deps = create_process_deps(self._settings(), pool=self.pool,
-                                   database_url=self.pool.conninfo, workers=workers,
+                                   database_url=str(self.pool.conninfo), workers=workers,
                                    agent_factory=agent_factory or real_agent,
                                    pacer=SharedPacer(pacer_interval), **overrides)
         service = SlackService(deps)

@@ -4,8 +4,8 @@ worker that dies under a turn has it re-run or reported, as after a restart."""
 
 from __future__ import annotations
 
+import itertools
 import os
-import time
 from functools import partial
 from pathlib import Path
 
@@ -30,9 +30,11 @@ def test_question_is_answered_by_a_worker_process_with_paced_status(make_bot) ->
     assert bot.deps.agent is None  # this process cannot answer: a worker must
     event = bot.sender.mention(PUBLIC, QUESTION)
     delivery = bot.sender.event(event)
-    assert delivery.status == 200 and delivery.elapsed_s < 0.5
+    assert delivery.status == 200
+    assert delivery.elapsed_s < 0.5
     turn = bot.wait_done(PUBLIC, event["ts"], timeout=120)
-    assert turn.state == "done" and turn.attempts == 1
+    assert turn.state == "done"
+    assert turn.attempts == 1
     (status,) = _bot_posts(bot, event["ts"])  # the status message became the answer
     answer = block_text(bot.fake.message(PUBLIC, turn.status_ts) or {})
     assert "Drift" in answer
@@ -40,7 +42,7 @@ def test_question_is_answered_by_a_worker_process_with_paced_status(make_bot) ->
                                    if c.body.get("ts") == turn.status_ts])
     assert len(writes) >= 2  # posted by this process, updated by the worker
     # one pacer across the processes: never two writes of the thread within the interval
-    assert all(b - a >= 0.95 for a, b in zip(writes, writes[1:], strict=False))
+    assert all(b - a >= 0.95 for a, b in itertools.pairwise(writes))
     with bot.deps.pool.connection() as conn:
         bot_messages = conn.execute(
             "SELECT turn_id FROM slack_bot_messages WHERE channel = %s AND ts = %s",
@@ -56,7 +58,8 @@ def test_turn_whose_worker_is_killed_is_answered_by_a_new_worker(  # type: ignor
     assert bot.sender.event(event).status == 200
     turn = bot.wait_done(PUBLIC, event["ts"], timeout=120)
     assert (tmp_path / "died").exists()  # a worker did die under the turn
-    assert turn.state == "done" and turn.attempts == 2
+    assert turn.state == "done"
+    assert turn.attempts == 2
     assert turn.owner == bot.deps.instance_id  # this process lived on and kept it
     assert len(_bot_posts(bot, event["ts"])) == 1  # the same status message, now the answer
     assert "Drift" in block_text(bot.fake.message(PUBLIC, turn.status_ts) or {})
@@ -73,9 +76,11 @@ def test_turn_that_keeps_killing_its_worker_is_reported_with_its_trace_id(  # ty
     event = bot.sender.mention(PUBLIC, QUESTION)
     assert bot.sender.event(event).status == 200
     turn = bot.wait_done(PUBLIC, event["ts"], timeout=120)
-    assert turn.state == "failed" and turn.attempts == 2
+    assert turn.state == "failed"
+    assert turn.attempts == 2
     shown = block_text(bot.fake.message(PUBLIC, turn.status_ts) or {})
-    assert "restarted" in shown and turn.trace_id in shown
+    assert "restarted" in shown
+    assert turn.trace_id in shown
     assert len(_bot_posts(bot, event["ts"])) == 1
     with bot.deps.pool.connection() as conn:
         (journal,) = slack_state.turns_for_message(conn, PUBLIC, event["ts"])

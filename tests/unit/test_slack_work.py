@@ -89,7 +89,7 @@ def test_worker_count_comes_from_the_environment_and_must_be_positive(
     monkeypatch.setenv("RAGBOT_SLACK_WORKERS", "3")
     assert Settings().slack_workers == 3
     monkeypatch.setenv("RAGBOT_SLACK_WORKERS", "0")
-    with pytest.raises(ValueError, match="slack_workers|RAGBOT_SLACK_WORKERS"):
+    with pytest.raises(ValueError, match=r"slack_workers|RAGBOT_SLACK_WORKERS"):
         Settings()
     monkeypatch.delenv("RAGBOT_SLACK_WORKERS")
     assert Settings().slack_workers >= 2

@@ -71,11 +71,17 @@ def held_terms(text: str, terms: list[str]) -> set[str]:
     return found
 
 
-def evidence_coverage(terms: list[str], passages: list[Passage], *, several: bool) -> float:
+def evidence_coverage(terms: list[str], passages: list[Passage], *, several: bool,
+                      joined: list[Passage] | None = None) -> float:
     """Share of the question's terms the best passage holds (or the best two together, when
-    the question spans several documents)."""
+    the question spans several documents; or all of ``joined``, the documents a multi-hop
+    chain went through, together)."""
     sets = [held_terms(p["title"] + " " + p["text"], terms) for p in passages]
     best = max((coverage(terms, s) for s in sets), default=0.0)
+    if joined:
+        together = set().union(*(held_terms(p["title"] + " " + p["text"], terms)
+                                 for p in joined))
+        best = max(best, coverage(terms, together))
     if several:
         top = sets[:8]
         for i, a in enumerate(top):
@@ -85,7 +91,7 @@ def evidence_coverage(terms: list[str], passages: list[Passage], *, several: boo
 
 
 def answerable(terms: list[str], passages: list[Passage], *, several: bool,
-               language: Language = "en") -> bool:
+               language: Language = "en", joined: list[Passage] | None = None) -> bool:
     """Whether the pool holds enough of the question (in ``language``) to answer from it."""
-    share = evidence_coverage(terms, passages, several=several)
+    share = evidence_coverage(terms, passages, several=several, joined=joined)
     return bool(passages) and share >= REFUSE_BELOW[language]

@@ -63,7 +63,10 @@ def generate(inp: GenerateInput) -> Draft:
         return refusal(lang)
     several = (inp["route"] == "multi_retrieval" or len(inp["queries"]) > 1
                or is_comparison(inp["question"]))
-    if not answerable(terms, passages, several=several, language=lang):
+    # A multi-hop chain's documents hold the question between them (see agent.offline.chain).
+    chain = set((inp.get("chain") or [])[:4])
+    joined = [p for p in passages if p["doc_id"] in chain] if len(chain) > 1 else []
+    if not answerable(terms, passages, several=several, language=lang, joined=joined):
         return refusal(lang)
     all_terms = list(dict.fromkeys(t for q in [u["query"], *inp["queries"]]
                                    for t in content_terms(q)))

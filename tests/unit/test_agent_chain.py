@@ -116,3 +116,15 @@ def test_an_initial_or_a_title_does_not_end_a_sentence() -> None:
     text = "Iowa became a state when President James K. Polk signed. Mr. Smith went. Done."
     assert split_sentences(text) == ["Iowa became a state when President James K. Polk signed.",
                                      "Mr. Smith went.", "Done."]
+
+
+def test_a_chain_answers_when_its_documents_hold_the_question_together() -> None:
+    from agent.offline.answerable import answerable
+    from agent.offline.text import content_terms
+
+    pool = [passage(1, "Izgoy", "Izgoy is an album whose performer is Alisa."),
+            passage(3, "Alisa", "Alisa is a band from the Soviet Union, a country.", round_=2),
+            passage(4, "Pacific War", "The Soviet army entered Manchuria in 1945.", round_=3)]
+    terms = content_terms(QUESTION)
+    assert not answerable(terms, pool, several=True)
+    assert answerable(terms, pool, several=True, joined=pool)

@@ -78,6 +78,7 @@ class SharedPacer:
         self._lock = ctx.Lock()
 
     def _slot(self, key: str) -> int:
+        # crc32, not hash(): string hashes are salted per process
         return zlib.crc32(key.encode("utf-8")) % len(self._next)
 
     def reserve(self, key: str) -> float:

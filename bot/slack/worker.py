@@ -13,6 +13,7 @@ import logging
 import multiprocessing
 import multiprocessing.connection
 import os
+import signal
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -74,6 +75,9 @@ def init_worker(config: WorkerConfig) -> None:
     from store.embedding import load_embedder, serving_threads
 
     configure_logging(config.log_level, config.log_format)
+    # Ctrl-C reaches the whole process group; the serving process decides how turns end
+    # (finish the ones in hand), so a worker must not die of it mid-answer
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     _exit_with_parent()
     if config.niceness:
         os.nice(config.niceness)

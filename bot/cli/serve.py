@@ -5,10 +5,11 @@ from __future__ import annotations
 import argparse
 import signal
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from bot.context import AppContext
+    from bot.settings import Settings
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -42,7 +43,6 @@ def handle(args: argparse.Namespace, ctx: AppContext) -> int:
 
     from bot.jobs import JobQueue
     from bot.slack.app import create_process_deps
-    from bot.slack.listeners.commands import start_job_worker
     from bot.slack.service import SlackService
     from store.db import open_pool
 
@@ -67,8 +67,8 @@ def handle(args: argparse.Namespace, ctx: AppContext) -> int:
     deps = create_process_deps(settings, pool=pool, database_url=ctx.database_url,
                                workers=workers, kb=args.kb, jobs=JobQueue(ctx.pool), ctx=ctx)
     service = SlackService(deps)
-    # reindex jobs run in this process; more workers can join on the same database
-    worker = start_job_worker(ctx.database_url, ctx.pool, ctx.embedder, deps.client)
+    # reindex jobs run beside it, in a process of their own (more can join: ragbot worker)
+    jobs = _start_job_process(settings, ctx.database_url)
     signal.signal(signal.SIGTERM, _interrupt)  # docker stop: finish in-flight turns
     log.info("serve_starting", mode="http" if http else "socket_mode", kb=deps.default_kb,
              channel_kbs=len(deps.channel_kbs), workers=workers)
@@ -81,10 +81,40 @@ def handle(args: argparse.Namespace, ctx: AppContext) -> int:
         pass
     finally:
         service.stop()
-        worker.stop()
+        jobs.terminate()  # SIGTERM: the job worker stops as `ragbot worker` does
+        jobs.join(30)
         pool.close()
     return 0
 
 
 def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
+
+
+def _start_job_process(settings: Settings, database_url: str) -> Any:
+    """Start ``ragbot worker`` in a child process: a reindex embeds a whole knowledge base,
+    CPU work that must not hold up the acks this process owes Slack."""
+    import logging
+    import multiprocessing
+
+    level = logging.getLevelName(logging.getLogger().getEffectiveLevel())
+    proc = multiprocessing.get_context("spawn").Process(
+        target=_job_process, args=(settings, database_url, level), name="ragbot-jobs")
+    proc.start()
+    return proc
+
+
+def _job_process(settings: Settings, database_url: str, log_level: str) -> None:
+    """The job worker process (ends with the process that started it)."""
+    from bot.cli import worker as worker_cli
+    from bot.context import AppContext
+    from bot.logging_setup import configure_logging
+    from bot.slack.worker import exit_with_parent
+
+    configure_logging(log_level, settings.log_format)
+    exit_with_parent()
+    ctx = AppContext(settings.model_copy(update={"database_url": database_url}))
+    try:
+        worker_cli.handle(argparse.Namespace(once=False), ctx)
+    finally:
+        ctx.close()

@@ -78,7 +78,7 @@ def init_worker(config: WorkerConfig) -> None:
     # Ctrl-C reaches the whole process group; the serving process decides how turns end
     # (finish the ones in hand), so a worker must not die of it mid-answer
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _exit_with_parent()
+    exit_with_parent()
     if config.niceness:
         os.nice(config.niceness)
     serving_threads()
@@ -102,7 +102,7 @@ def run_turn(turn: Turn) -> None:
     _RUNNER["runner"].run(turn)
 
 
-def _exit_with_parent() -> None:
+def exit_with_parent() -> None:
     """Exit as soon as the owning process is gone: its turns are orphans in the journal
     now, and the process that takes them over must be the only one to answer."""
     parent = multiprocessing.parent_process()

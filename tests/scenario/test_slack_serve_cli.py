@@ -59,3 +59,19 @@ def test_serve_answers_a_mention_from_the_channels_mapped_kb(served: SlackSender
         m for m in f.messages(PUBLIC) if "Drift" in block_text(m)], timeout=60)
     assert answered[0]["thread_ts"] == event["ts"]
     assert fake_slack.calls("auth.test")  # the token was checked at start
+
+
+def test_serve_runs_reindex_jobs_in_its_job_process(served: SlackSender, scenario_db: str,
+                                                    fake_slack: FakeSlack) -> None:
+    from bot.jobs import JobQueue
+    from store.db import open_pool
+
+    pool = open_pool(scenario_db, max_size=2)
+    try:
+        JobQueue(pool).defer_reindex(kb="no-such-kb", channel=PUBLIC, user="U0ADMIN")
+    finally:
+        pool.close()
+    # the job process picked the job up, ran it, and told the admin through Slack
+    told = fake_slack.wait_for(lambda f: [
+        c for c in f.calls() if "`no-such-kb` failed" in json.dumps(c.body)], timeout=120)
+    assert told

@@ -43,9 +43,9 @@ def test_shared_pacer_slots_taken_in_another_process_count_here() -> None:
 
 
 def _orphan_worker(pid_file: str) -> None:
-    from bot.slack.worker import _exit_with_parent
+    from bot.slack.worker import exit_with_parent
 
-    _exit_with_parent()
+    exit_with_parent()
     Path(pid_file).write_text(str(os.getpid()))
     time.sleep(120)  # "answering": must be cut short when the serving process dies
 

@@ -16,7 +16,6 @@ from bot.slack.client import make_web_client
 from bot.slack.deps import AgentPort, SlackDeps
 from bot.slack.executor import ContextThreadPoolExecutor
 from bot.slack.listeners import register_all
-from bot.slack.restricted import RestrictedProbe
 from bot.slack.status import SharedPacer
 from bot.slack.work import ProcessTurnWork, ThreadTurnWork
 from bot.slack.worker import AgentFactory, WorkerConfig, real_agent
@@ -27,7 +26,6 @@ if TYPE_CHECKING:
 
     from bot.settings import Settings
     from bot.slack.work import TurnWork
-    from store.embedding import Embedder
 
 
 def make_instance_id() -> str:
@@ -37,12 +35,11 @@ def make_instance_id() -> str:
 
 def create_deps(settings: Settings, *, pool: ConnectionPool, agent: AgentPort | None,
                 client: WebClient | None = None, kb: str | None = None,
-                embedder: Embedder | None = None, work_workers: int = 4,
+                work_workers: int = 4,
                 work: TurnWork | Literal["threads"] | None = "threads",
                 instance_id: str | None = None, **overrides: Any) -> SlackDeps:
-    """Everything the listeners need. ``kb`` overrides the default knowledge base; with
-    ``embedder``, refusals caused by access rules are told as such. Turns run on
-    ``work_workers`` threads of this process unless ``work`` says otherwise (see
+    """Everything the listeners need. ``kb`` overrides the default knowledge base. Turns
+    run on ``work_workers`` threads of this process unless ``work`` says otherwise (see
     ``create_process_deps``; None inside a worker process)."""
     if kb:
         settings = settings.model_copy(update={"default_kb": kb})
@@ -57,7 +54,6 @@ def create_deps(settings: Settings, *, pool: ConnectionPool, agent: AgentPort | 
         work=ThreadTurnWork(work_workers) if work == "threads" else work,
         default_kb=settings.default_kb,
         channel_kbs=dict(settings.channel_kbs),
-        restricted_probe=RestrictedProbe(pool, embedder) if embedder is not None else None,
         **{"groups": GroupDirectory(client, pool), **overrides},
     )
 

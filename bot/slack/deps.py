@@ -49,8 +49,6 @@ class SlackDeps:
     heartbeat_s: float = 10.0
     stale_after_s: float = 30.0  # a process silent this long is dead: its turns are orphans
     max_attempts: int = 2  # an orphaned turn is re-run once, then reported
-    # (kb, query, principals) -> would hidden documents have answered? (bot.slack.restricted)
-    restricted_probe: Callable[[str, str, tuple[str, ...]], bool] | None = None
     jobs: JobQueue | None = None  # the reindex job queue (/ragbot commands)
     ctx: AppContext | None = None  # for features that need more (embedder)
     extra: dict[str, Any] = field(default_factory=dict)

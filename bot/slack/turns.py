@@ -129,10 +129,6 @@ class TurnRunner:
                     result = agent.resume(q, turn.text, on_stage=on_stage)
                 else:
                     result = agent.ask(q, on_stage=on_stage)
-                probe = self.deps.restricted_probe
-                if (result.refused and not result.restricted_hidden and probe is not None
-                        and probe(turn.kb, result.rewritten_query or turn.text, q.principals)):
-                    result = replace(result, restricted_hidden=True)
                 msgs = render(result, truncated=turn.truncated, kind=kind)
                 self._finish(turn, status, msgs, result.trace_id or trace_id)
                 log.info("slack_answered", route=result.route, refused=result.refused,

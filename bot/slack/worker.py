@@ -86,7 +86,7 @@ def init_worker(config: WorkerConfig) -> None:
     pool = open_pool(config.database_url, max_size=config.pool_size)
     embedder = load_embedder(s.embed_model, s.embed_model_path, batch_size=s.embed_batch_size)
     agent = config.agent_factory(pool, embedder, s)
-    deps = create_deps(s, pool=pool, agent=agent, embedder=embedder, pacer=config.pacer,
+    deps = create_deps(s, pool=pool, agent=agent, pacer=config.pacer,
                        instance_id=config.instance_id, work=None)
     _RUNNER["runner"] = TurnRunner(deps)
     log.info("turn_worker_ready", pid=os.getpid(), owner=config.instance_id)

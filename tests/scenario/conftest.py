@@ -179,7 +179,7 @@ class _Factory:
         agent = agent or build_agent(self.pool, self.embedder)
         overrides.setdefault("heartbeat_s", 0.2)
         overrides.setdefault("stale_after_s", 1.0)
-        deps = create_deps(settings, pool=self.pool, agent=agent, embedder=self.embedder,
+        deps = create_deps(settings, pool=self.pool, agent=agent,
                            pacer=ThreadPacer(pacer_interval), **overrides)
         service = SlackService(deps)
         server = service.start_http("127.0.0.1", 0)

@@ -72,8 +72,7 @@ def socket_bot(fake_slack: FakeSlack, scenario_pool: ConnectionPool, embedder: A
     agent = build_agent(scenario_pool, embedder)
     with FakeSocketMode() as socket:
         socket.attach(fake_slack)
-        service = SlackService(create_deps(settings, pool=scenario_pool, agent=agent,
-                                           embedder=embedder))
+        service = SlackService(create_deps(settings, pool=scenario_pool, agent=agent))
         runner = threading.Thread(target=service.start_socket_mode, daemon=True,
                                   name="socket-mode-serve")
         runner.start()

@@ -56,6 +56,7 @@ RELATION_CUES: dict[str, tuple[str, ...]] = {
     "league": ("league",), "river": ("river",), "mouth": ("mouth", "flows"),
     "headquarters": ("headquartered", "headquarters", "based"),
     "language": ("language", "speak"), "religion": ("religion",),
+    "part": ("part", "in", "range"),
 }
 
 _CAPS = re.compile(r"\b([A-Z][\w'&.-]*(?:\s+(?:of|the|and|de|du|da|la|von|van|der|&)?\s*"

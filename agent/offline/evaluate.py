@@ -113,10 +113,12 @@ def _next_queries(inp: EvaluateInput, terms: list[str], missing: list[str]) -> l
 def _follow_chain(inp: EvaluateInput, missing: list[str]) -> Evaluation | None:
     """A question naming a document: hop from it along the relation words (``chain``).
 
-    None when no retrieved document is about something the question names; the coverage
-    rules decide then."""
+    None when no retrieved document is about something the question names, or the question
+    asks nothing of it through a relation word; the coverage rules decide then."""
     chain = chains.build_chain(inp["question"], inp["passages"], inp.get("searches", []))
-    if not chain.docs:
+    # Only a composed question hops: a relation word stands next to the name it asks about
+    # ("Izgoy's performer"); "where does it snow most in North Carolina" just names a topic.
+    if not chain.docs or not chains.relation_terms(inp["question"], chain.entities[0]):
         return None
     doc_ids = [d["doc_id"] for d in chain.docs]
     related = [d for d in chain.ranked_doc_ids() if d not in doc_ids]

@@ -128,3 +128,17 @@ def test_a_chain_answers_when_its_documents_hold_the_question_together() -> None
     terms = content_terms(QUESTION)
     assert not answerable(terms, pool, several=True)
     assert answerable(terms, pool, several=True, joined=pool)
+
+
+def test_a_question_that_only_names_a_topic_does_not_hop_along_a_chain() -> None:
+    q = "Where does it snow the most in North Carolina?"
+    nc = passage(5, "North Carolina", "North Carolina is a state in the Southeastern "
+                                      "United States. Its capital is Raleigh.")
+    plan = Plan(sub_questions=[SubQuestion(id="q1", query=q, depends_on=[],
+                                           filters={"doc_types": [], "sources": []})])
+    ev = E.evaluate({"question": q, "understanding": E.understand({"question": q,
+                                                                   "history": []}),
+                     "plan": plan, "passages": [nc], "new_chunk_ids": [5], "round": 1,
+                     "max_rounds": 3, "searches": [record("q1", 1, [nc], None)]})
+    assert "chain" not in ev
+    assert chain.relation_terms(q, "North Carolina") == []

@@ -236,7 +236,9 @@ def landing(record: SearchRecord, pool: list[Passage],
 
 
 def build_chain(question: str, pool: list[Passage], searches: list[SearchRecord]) -> Chain:
-    """The anchor and, per round after the first, the hop whose landing explains the most."""
+    """The anchor (the longest title the question names) and, per round after the first,
+    one landing: on a document about the followed name first, then the name the relation
+    words pointed at first, then the landing that leaves the fewest terms unexplained."""
     found = anchors(question, pool)
     chain = Chain(docs=found[:1], entities=[title_core(found[0]["title"])] if found else [],
                   named=found, landings=[],

@@ -44,12 +44,7 @@ class Maintenance:
                                                 stale_after_s=self.deps.stale_after_s)
         for turn in orphans:
             try:
-                if turn.attempts <= self.deps.max_attempts:
-                    log.warning("turn_resumed_after_restart", turn_id=turn.id,
-                                attempts=turn.attempts, trace_id=turn.trace_id)
-                    self.runner.start(turn)
-                else:
-                    self.runner.report_restart(turn)
+                self._rerun_or_report(turn, "turn_resumed_after_restart")
             except Exception:  # one bad turn must not stop the others
                 log.exception("turn_recovery_failed", turn_id=turn.id)
         return len(orphans)
@@ -63,12 +58,15 @@ class Maintenance:
             return
         current = replace(current, status_ts=current.status_ts or turn.status_ts,
                           trace_id=current.trace_id or turn.trace_id)
-        if current.attempts <= self.deps.max_attempts:
-            log.warning("turn_resumed_after_worker_died", turn_id=current.id,
-                        attempts=current.attempts, trace_id=current.trace_id)
-            self.runner.start(current)
+        self._rerun_or_report(current, "turn_resumed_after_worker_died")
+
+    def _rerun_or_report(self, turn: Turn, event: str) -> None:
+        """Re-run an unfinished turn while it has attempts left, else tell the asker."""
+        if turn.attempts <= self.deps.max_attempts:
+            log.warning(event, turn_id=turn.id, attempts=turn.attempts, trace_id=turn.trace_id)
+            self.runner.start(turn)
         else:
-            self.runner.report_restart(current)
+            self.runner.report_restart(turn)
 
     def start(self) -> Maintenance:
         """Beat once now (so this process's own turns are never taken as orphans), then

@@ -42,7 +42,7 @@ def admin_url(database_url: str | None) -> str:
     """A superuser URL on the benchmark server (starting the embedded one if needed)."""
     if database_url:
         return database_url
-    from store.server import start_embedded  # noqa: PLC0415 - only when no URL is given
+    from store.server import start_embedded  # only when no URL is given
 
     return make_conninfo(start_embedded(DEFAULT_HOME), dbname="postgres")
 

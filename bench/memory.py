@@ -77,8 +77,8 @@ def _spawn(name: str, url: str, corpus: Path, searches: int) -> dict[str, Any]:
 
 
 def _child(args: argparse.Namespace) -> dict[str, Any]:
-    from bot.logging_setup import configure_logging  # noqa: PLC0415 - the child's own imports
-    from store.embedding import load_embedder  # noqa: PLC0415
+    from bot.logging_setup import configure_logging  # the child's own imports
+    from store.embedding import load_embedder
 
     configure_logging("WARNING")
     embedder = load_embedder()
@@ -88,12 +88,12 @@ def _child(args: argparse.Namespace) -> dict[str, Any]:
     pool = bench_pool(args.url)  # no generic-plan trap in the searches (see bench_pool)
     try:
         if args.child == "ingest":
-            from store.ingest import ingest_paths  # noqa: PLC0415
+            from store.ingest import ingest_paths
 
             report = ingest_paths(pool, KB, [args.corpus], embedder=embedder)
             work = f"ingest {report.new} documents, {report.chunks} chunks"
         else:
-            from store.search import search  # noqa: PLC0415
+            from store.search import search
 
             queries = _queries(args.corpus, args.searches)
             hits = sum(len(search(pool, KB, q, embedder=embedder, k=10)) for q in queries)

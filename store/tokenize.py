@@ -18,15 +18,15 @@ _IS_CJK = re.compile(rf"[{_CJK}]")
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 
 # Function words that match nearly every passage and carry no topic.
-STOPWORDS = frozenset(
-    """
+_STOPWORD_TEXT = """
     a an and are as at be been but by can could did do does for from had has have how i if in
     into is it its of on or our so than that the their them then there these they this those
     to was we were what when where which while who whom whose why will with would you your
-    的 了 是 在 和 与 及 或 也 就 都 而 之 其 这 那 这个 那个 哪 哪个 哪些 什么 怎么 怎样 如何 为什么
-    吗 呢 吧 啊 呀 么 被 把 对 从 向 到 于 以 为 有 没有 个 一个 请问 请 我 你 他 她 它 我们 你们 他们
-    """.split()
-)
+    的 了 是 在 和 与 及 或 也 就 都 而 之 其 这 那 这个 那个 哪 哪个 哪些
+    什么 怎么 怎样 如何 为什么 吗 呢 吧 啊 呀 么 被 把 对 从 向 到 于
+    以 为 有 没有 个 一个 请问 请 我 你 他 她 它 我们 你们 他们
+"""
+STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 
 
 def normalize(text: str) -> str:

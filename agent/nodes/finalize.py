@@ -10,7 +10,7 @@ from langgraph.runtime import Runtime
 
 from agent import messages
 from agent.context import RunContext
-from agent.state import CitedDoc, Draft, GraphState, Passage, SearchRecord, Turn
+from agent.state import CitedDoc, Draft, Evaluation, GraphState, Passage, SearchRecord, Turn
 
 MAX_HISTORY = 10
 log = structlog.get_logger("agent")
@@ -81,7 +81,7 @@ def finalize(state: GraphState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     pool = list(state.get("context") or [])
     text, docs = cite_documents(draft, pool, u["language"])
     searches = list(state.get("searches") or [])
-    ev = state.get("evaluation") or {}
+    ev: Evaluation | dict[str, Any] = state.get("evaluation") or {}
     chain = [*(ev.get("chain") or []), *(ev.get("related") or [])]
     doc_ids, chunk_ids = ranked_retrieval(searches, chain=chain)
     route = state["decision"]["route"]

@@ -9,7 +9,7 @@ from langgraph.runtime import Runtime
 
 from agent.context import RunContext
 from agent.nodes.stages import emit
-from agent.state import GenerateInput, GraphState, Passage
+from agent.state import Evaluation, GenerateInput, GraphState, Passage
 from store.tokenize import count_tokens
 
 
@@ -37,7 +37,7 @@ def context_pool(passages: list[Passage], budget_tokens: int,
 
 def _chain(state: GraphState) -> list[str]:
     """A multi-hop chain's documents (anchor first), then the others its hops landed on."""
-    ev = state.get("evaluation") or {}
+    ev: Evaluation | dict[str, Any] = state.get("evaluation") or {}
     chain = list(ev.get("chain") or [])
     return [*chain, *(d for d in ev.get("related") or [] if d not in chain)] if chain else []
 

@@ -232,7 +232,8 @@ def landing(record: SearchRecord, pool: list[Passage],
     key = set(_words(entity))
     about = [p for p in hits if key and is_about(p["title"], entity)]
     naming = [p for p in hits if key and key <= set(_words(p["text"]))]
-    return (about or naming or [None])[0]
+    found = about or naming
+    return found[0] if found else None
 
 
 def build_chain(question: str, pool: list[Passage], searches: list[SearchRecord]) -> Chain:

@@ -21,8 +21,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def _start(args: argparse.Namespace, ctx: AppContext) -> int:
-    from store import migrations
     import psycopg
+
+    from store import migrations
 
     with psycopg.connect(ctx.database_url, autocommit=True) as conn:
         version = migrations.setup(conn)

@@ -83,7 +83,7 @@ def format_summary(summary: Mapping[str, Any]) -> str:
     """A plain-text table: one row overall, one per kind."""
     cols = ("questions", "scored", "recall@1", "recall@5", "recall@10", "mrr@10",
             "all_gold@10", "p50_ms", "p95_ms")
-    rows = [("all", summary["overall"])] + list(summary.get("by_kind", {}).items())
+    rows = [("all", summary["overall"]), *list(summary.get("by_kind", {}).items())]
     if len(rows) == 2:
         rows = rows[:1]  # one kind only: its row repeats the overall one
 

@@ -22,7 +22,8 @@ def test_concurrent_setup_applies_each_migration_once(pg_admin_url: str) -> None
 
     name = "t_concurrent_setup"
     with psycopg.connect(pg_admin_url, autocommit=True) as conn:
-        conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+        conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)")
+                     .format(sql.Identifier(name)))
         conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
     url = make_conninfo(pg_admin_url, dbname=name)
     errors: list[BaseException] = []
@@ -31,7 +32,7 @@ def test_concurrent_setup_applies_each_migration_once(pg_admin_url: str) -> None
         try:
             with psycopg.connect(url, autocommit=True) as conn:
                 migrations.setup(conn)
-        except BaseException as exc:  # noqa: BLE001 - collected and asserted below
+        except BaseException as exc:  # collected and asserted below
             errors.append(exc)
 
     threads = [threading.Thread(target=run) for _ in range(4)]
@@ -42,6 +43,7 @@ def test_concurrent_setup_applies_each_migration_once(pg_admin_url: str) -> None
     assert errors == []
     with psycopg.connect(url, autocommit=True) as conn:
         count = conn.execute("SELECT count(*) FROM ragbot_migrations").fetchone()
-    assert count is not None and count[0] == len(migrations.MIGRATIONS)
+    assert count is not None
+    assert count[0] == len(migrations.MIGRATIONS)
     with psycopg.connect(pg_admin_url, autocommit=True) as conn:
         conn.execute(sql.SQL("DROP DATABASE {} WITH (FORCE)").format(sql.Identifier(name)))

@@ -15,10 +15,9 @@ from psycopg_pool import ConnectionPool
 from store.embedding import Embedder
 from store.errors import KnowledgeBaseNotFoundError, ModelMismatchError
 from store.facets import kb_facets
-from store.fusion import fuse
+from store.fusion import FusionWeights, fuse
 from store.ingest import ingest_documents
 from store.kb import get_or_create_kb
-from store.fusion import FusionWeights
 from store.search import _filter_sql, build_sql, search
 from store.tokenize import keyword_text
 from store.types import SearchFilters, SourceDocument
@@ -104,7 +103,8 @@ def test_english_question_finds_its_document_first(pool: ConnectionPool, embedde
     assert hits[0].doc_id == "leave"
     assert hits[0].title == "Annual leave policy"
     assert hits[0].source == "/docs/hr/leave.md"
-    assert hits[0].dense_rank is not None and hits[0].keyword_rank is not None
+    assert hits[0].dense_rank is not None
+    assert hits[0].keyword_rank is not None
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
 
 
@@ -165,7 +165,8 @@ def test_doc_ranked_high_on_both_sides_beats_docs_high_on_one(pool: ConnectionPo
     # The SQL fusion is the reference formula, applied to the ranks it reports.
     assert [h.chunk_id for h in hits] == fuse(ranking, {"dense": 1.0, "keyword": 1.0})
     assert hits[0].doc_id == "vpn"
-    assert hits[0].dense_rank == 1 and hits[0].keyword_rank == 1
+    assert hits[0].dense_rank == 1
+    assert hits[0].keyword_rank == 1
 
 
 def test_filtered_search_still_returns_k_rows(db_url: str, pool: ConnectionPool,

@@ -46,7 +46,8 @@ def test_dm_is_answered_in_the_dms_thread_with_assistant_status(bot: Bot) -> Non
     assert bot.fake.ok_calls("chat.postMessage")[0].body["thread_ts"] == event["ts"]
     assert "deploy-procedure.md" in answer
     statuses = [c.body for c in bot.fake.calls("assistant.threads.setStatus")]
-    assert statuses[0]["thread_ts"] == event["ts"] and statuses[0]["status"]
+    assert statuses[0]["thread_ts"] == event["ts"]
+    assert statuses[0]["status"]
     assert statuses[-1]["status"] == ""  # cleared when the answer is shown
 
 

@@ -131,7 +131,8 @@ def test_long_message_is_cut_with_a_note(bot: Bot) -> None:
     event = bot.sender.mention(PUBLIC, long_text)
     bot.sender.event(event)
     turn = bot.wait_done(PUBLIC, event["ts"])
-    assert len(turn.text) == 4000 and turn.truncated
+    assert len(turn.text) == 4000
+    assert turn.truncated
     answer = block_text(bot.fake.message(PUBLIC, turn.status_ts) or {})
     assert "4,000" in answer
 
@@ -147,11 +148,14 @@ def test_failure_shows_apology_with_trace_id_never_the_exception(make_bot) -> No
         turn = bot.wait_done(PUBLIC, event["ts"])
     assert turn.state == "failed"
     shown = block_text(bot.fake.message(PUBLIC, turn.status_ts) or {})
-    assert turn.trace_id and turn.trace_id in shown
-    assert "hunter2" not in shown and "RuntimeError" not in shown
+    assert turn.trace_id
+    assert turn.trace_id in shown
+    assert "hunter2" not in shown
+    assert "RuntimeError" not in shown
     failed = [e for e in logs if e["event"] == "slack_turn_failed"]
     # logged from the worker thread with the request's bound context
-    assert failed and failed[0]["trace_id"] == turn.trace_id
+    assert failed
+    assert failed[0]["trace_id"] == turn.trace_id
     assert failed[0]["thread"].endswith(event["ts"])
 
 
@@ -184,7 +188,8 @@ def test_turn_cut_by_a_crash_is_answered_after_restart(make_bot) -> None:  # typ
     try:
         restarted = make_bot()  # a new process on the same database
         turn = restarted.wait_done(PUBLIC, event["ts"], timeout=60)
-        assert turn.state == "done" and turn.attempts == 2
+        assert turn.state == "done"
+        assert turn.attempts == 2
         assert turn.owner == restarted.deps.instance_id
         # the same status message became the answer: still one message in the thread
         assert len(_bot_posts(restarted, event["ts"])) == 1
@@ -200,6 +205,7 @@ def test_turn_that_cannot_be_resumed_is_reported_with_its_trace_id(make_bot) -> 
         turn = restarted.wait_done(PUBLIC, event["ts"], timeout=60)
         assert turn.state == "failed"
         shown = block_text(restarted.fake.message(PUBLIC, turn.status_ts) or {})
-        assert "restarted" in shown and turn.trace_id in shown
+        assert "restarted" in shown
+        assert turn.trace_id in shown
     finally:
         agent.release.set()

@@ -11,4 +11,5 @@ def test_sentence_transformers_and_flagembedding_import_together() -> None:
 
     assert int(transformers.__version__.split(".")[0]) < 5
     assert hasattr(sentence_transformers, "CrossEncoder")
-    assert callable(FlagReranker) and callable(BGEM3FlagModel)
+    assert callable(FlagReranker)
+    assert callable(BGEM3FlagModel)

@@ -97,7 +97,7 @@ def test_malformed_question_line_names_file_and_line(tmp_path: Path) -> None:
     _write(path, [{"id": "a"}])
     with pytest.raises(DatasetError, match=r"questions.jsonl:1: .*\"question\""):
         load_questions(path)
-    with pytest.raises(DatasetError, match="corpus.jsonl and questions.jsonl"):
+    with pytest.raises(DatasetError, match=r"corpus\.jsonl and questions\.jsonl"):
         load_questions(tmp_path / "missing.jsonl")
 
 
@@ -109,7 +109,7 @@ def test_result_lines_have_the_designed_fields_and_failures_do_not_stop_the_run(
     ]))
 
     def step(question: object) -> StepOutput:
-        if getattr(question, "id") == "bad":
+        if question.id == "bad":
             raise RuntimeError("boom")
         return StepOutput(retrieved_doc_ids=["d1", "d2"])
 
@@ -117,7 +117,8 @@ def test_result_lines_have_the_designed_fields_and_failures_do_not_stop_the_run(
     assert set(records[0]) == {"id", "retrieved_doc_ids", "answer", "refused", "cited_doc_ids",
                                "rewritten_query", "route", "rounds", "latency_ms"}
     assert records[0]["retrieved_doc_ids"] == ["d1", "d2"]
-    assert records[0]["answer"] is None and records[0]["refused"] is False
+    assert records[0]["answer"] is None
+    assert records[0]["refused"] is False
     assert records[1]["error"] == "RuntimeError: boom"
     assert records[1]["retrieved_doc_ids"] == []
     assert result_record(questions[0], StepOutput([]), 1.234)["latency_ms"] == 1.23

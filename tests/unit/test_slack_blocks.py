@@ -21,7 +21,8 @@ def _texts(msg: blocks.Message) -> list[str]:
 def test_escape_turns_slack_control_characters_into_entities() -> None:
     raw = "a & b <!channel> <!here> <@U123> <http://evil.example|click>"
     out = blocks.escape(raw)
-    assert "<" not in out and ">" not in out
+    assert "<" not in out
+    assert ">" not in out
     assert out.startswith("a &amp; b &lt;!channel&gt;")
 
 
@@ -29,7 +30,9 @@ def test_answer_text_and_titles_from_documents_are_escaped_and_verbatim() -> Non
     (msg,) = blocks.answer_messages("Ping <!here> and <@U1>", [Cite(1, "<!channel> doc", "a.md")],
                                     lang="en")
     joined = "\n".join(_texts(msg))
-    assert "<!here>" not in joined and "<@U1>" not in joined and "<!channel>" not in joined
+    assert "<!here>" not in joined
+    assert "<@U1>" not in joined
+    assert "<!channel>" not in joined
     assert all(b["text"]["verbatim"] for b in msg.blocks if isinstance(b.get("text"), dict))
     assert "<" not in msg.text
 

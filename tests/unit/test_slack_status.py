@@ -59,10 +59,12 @@ def test_fast_stages_are_coalesced_and_writes_stay_a_slot_apart() -> None:
     time.sleep(0.5)
     status.finish([Message("answer", []), Message("more", [])])
     kinds = [c[0] for c in client.calls]
-    assert kinds[0] == "post" and kinds[-2:] == ["update", "post"]
+    assert kinds[0] == "post"
+    assert kinds[-2:] == ["update", "post"]
     assert kinds.count("update") <= 3  # 20 stages became at most a couple of updates
     stage_updates = [c[2]["text"] for c in client.calls if c[0] == "update"][:-1]
-    assert stage_updates and stage_updates[-1] == "stage 19"  # the newest stage is shown
+    assert stage_updates
+    assert stage_updates[-1] == "stage 19"
     times = [c[1] for c in client.calls]
     assert all(b - a >= 0.19 for a, b in itertools.pairwise(times))
     assert client.calls[-1][2]["thread_ts"] == "1.0"

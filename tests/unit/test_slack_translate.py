@@ -37,14 +37,18 @@ def test_incoming_uses_thread_of_the_message_and_cuts_long_text() -> None:
              "thread_ts": "1.0", "text": "<@UBOT> " + "x" * 5000}
     q = translate.incoming(event, team="T1", bot_user_id="UBOT")
     assert q.thread_key == "slack:T1:C1:1.0"
-    assert q.is_reply and q.mentioned and q.truncated
+    assert q.is_reply
+    assert q.mentioned
+    assert q.truncated
     assert len(q.text) == translate.MAX_QUESTION_CHARS
 
 
 def test_top_level_message_starts_its_own_thread() -> None:
     q = translate.incoming({"user": "U1", "channel": "D1", "ts": "5.0", "text": "hi",
                             "channel_type": "im"}, team="T1", bot_user_id="UBOT")
-    assert q.thread_ts == "5.0" and not q.is_reply and not q.mentioned
+    assert q.thread_ts == "5.0"
+    assert not q.is_reply
+    assert not q.mentioned
 
 
 def test_mentions_of_other_people_are_detected() -> None:

@@ -41,7 +41,7 @@ class Checkpointer:
 
 def postgres_checkpointer(pool: ConnectionPool) -> Checkpointer:
     """A checkpointer on the same database as ``pool``; tables are created on first use."""
-    return Checkpointer(pool.conninfo)
+    return Checkpointer(str(pool.conninfo))
 
 
 @contextlib.contextmanager

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,7 +31,8 @@ class TraceRecorder:
                  input=inp, output=out)
 
 
-def hits_snapshot(passages: list[dict[str, Any]], limit: int = 20) -> list[dict[str, Any]]:
+def hits_snapshot(passages: Sequence[Mapping[str, Any]],
+                  limit: int = 20) -> list[dict[str, Any]]:
     """Chunk ids with scores, not text: enough to walk a turn back without leaking content."""
     return [{"chunk_id": p["chunk_id"], "doc_id": p["doc_id"], "score": round(p["score"], 5),
              "round": p.get("round"), "sub_id": p.get("sub_id")} for p in passages[:limit]]

@@ -68,10 +68,12 @@ class SentenceTransformerEmbedder:
             list(texts), batch_size=self.batch_size, normalize_embeddings=True,
             convert_to_numpy=True, show_progress_bar=False,
         )
-        return np.asarray(vectors, dtype=np.float32)
+        out: Vectors = np.asarray(vectors, dtype=np.float32)
+        return out
 
     def embed_query(self, text: str) -> Vectors:
-        return self.embed_documents([text])[0]
+        first: Vectors = self.embed_documents([text])[0]
+        return first
 
 
 class BGEM3Embedder:
@@ -94,10 +96,12 @@ class BGEM3Embedder:
         )
         vectors = np.asarray(out["dense_vecs"], dtype=np.float32)
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-        return vectors / np.maximum(norms, 1e-12)
+        unit: Vectors = vectors / np.maximum(norms, 1e-12)
+        return unit
 
     def embed_query(self, text: str) -> Vectors:
-        return self.embed_documents([text])[0]
+        first: Vectors = self.embed_documents([text])[0]
+        return first
 
 
 def serving_threads() -> None:

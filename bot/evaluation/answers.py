@@ -120,7 +120,7 @@ def compare(a: Sequence[Mapping[str, Any]], b: Sequence[Mapping[str, Any]]) -> s
         for c in COLUMNS:
             x, y = ma.get(c), mb.get(c)
             ok = isinstance(x, int | float) and isinstance(y, int | float)
-            d = (y - x) if ok else None  # type: ignore[operator]
+            d = (y - x) if ok else None
             delta.append("-" if d is None or (isinstance(d, float) and math.isnan(d))
                          else f"{d:+.3f}" if abs(d) <= 1 else f"{d:+.1f}")
         lines.append(("", "B-A", *delta))

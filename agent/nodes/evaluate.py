@@ -50,5 +50,13 @@ def evaluate(state: GraphState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     return {"evaluation": ev, "pending_queries": ev["next_queries"]}
 
 
+def chain_doc_ids(state: GraphState) -> list[str]:
+    """A multi-hop chain's documents (anchor first), then the others its hops landed on;
+    [] when the question was not followed as a chain."""
+    ev: Evaluation | dict[str, Any] = state.get("evaluation") or {}
+    chain = list(ev.get("chain") or [])
+    return [*chain, *(d for d in ev.get("related") or [] if d not in chain)] if chain else []
+
+
 def after_evaluate(state: GraphState) -> Literal["retrieve", "generate"]:
     return "retrieve" if state.get("pending_queries") else "generate"

@@ -10,7 +10,8 @@ from langgraph.runtime import Runtime
 
 from agent import messages
 from agent.context import RunContext
-from agent.state import CitedDoc, Draft, Evaluation, GraphState, Passage, SearchRecord, Turn
+from agent.nodes.evaluate import chain_doc_ids
+from agent.state import CitedDoc, Draft, GraphState, Passage, SearchRecord, Turn
 
 MAX_HISTORY = 10
 log = structlog.get_logger("agent")
@@ -81,9 +82,7 @@ def finalize(state: GraphState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     pool = list(state.get("context") or [])
     text, docs = cite_documents(draft, pool, u["language"])
     searches = list(state.get("searches") or [])
-    ev: Evaluation | dict[str, Any] = state.get("evaluation") or {}
-    chain = [*(ev.get("chain") or []), *(ev.get("related") or [])]
-    doc_ids, chunk_ids = ranked_retrieval(searches, chain=chain)
+    doc_ids, chunk_ids = ranked_retrieval(searches, chain=chain_doc_ids(state))
     route = state["decision"]["route"]
     hidden = draft["refused"] and route != "direct_answer" and _hidden(runtime.context, u["query"])
     if hidden:  # not a bare refusal: the asker can go where the documents may be read

@@ -8,8 +8,9 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from agent.context import RunContext
+from agent.nodes.evaluate import chain_doc_ids
 from agent.nodes.stages import emit
-from agent.state import Evaluation, GenerateInput, GraphState, Passage
+from agent.state import GenerateInput, GraphState, Passage
 from store.tokenize import count_tokens
 
 
@@ -35,20 +36,13 @@ def context_pool(passages: list[Passage], budget_tokens: int,
     return out
 
 
-def _chain(state: GraphState) -> list[str]:
-    """A multi-hop chain's documents (anchor first), then the others its hops landed on."""
-    ev: Evaluation | dict[str, Any] = state.get("evaluation") or {}
-    chain = list(ev.get("chain") or [])
-    return [*chain, *(d for d in ev.get("related") or [] if d not in chain)] if chain else []
-
-
 def generate(state: GraphState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     started = time.perf_counter()
     ctx = runtime.context
     u = state["understanding"]
     emit(runtime, "writing", u["language"])
     attempts = int(state.get("attempts") or 0)
-    chain = _chain(state)
+    chain = chain_doc_ids(state)
     pool = context_pool(list(state.get("passages") or []), ctx.config.context_tokens, chain)
     # The first sub-question is the question itself (plus synonyms): not an extra query.
     queries = [s["query"] for s in state.get("searches") or [] if s["id"] not in ("q1", "raw")]

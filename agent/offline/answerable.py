@@ -76,16 +76,19 @@ def held_terms(text: str, terms: list[str]) -> set[str]:
 
 
 def evidence_coverage(terms: list[str], passages: list[Passage], *, several: bool,
-                      joined: list[Passage] | None = None) -> float:
+                      joined: list[Passage] | None = None,
+                      joined_terms: list[str] | None = None) -> float:
     """Share of the question's terms the best passage holds (or the best two together, when
     the question spans several documents; or all of ``joined``, the documents a multi-hop
-    chain went through, together)."""
+    chain went through, together, counting ``joined_terms``: the relation words the hops
+    followed are not words the documents hold)."""
     sets = [held_terms(p["title"] + " " + p["text"], terms) for p in passages]
     best = max((coverage(terms, s) for s in sets), default=0.0)
     if joined:
-        together = set().union(*(held_terms(p["title"] + " " + p["text"], terms)
+        asked = joined_terms or terms
+        together = set().union(*(held_terms(p["title"] + " " + p["text"], asked)
                                  for p in joined))
-        best = max(best, coverage(terms, together))
+        best = max(best, coverage(asked, together))
     if several:
         top = sets[:8]
         for i, a in enumerate(top):
@@ -95,7 +98,9 @@ def evidence_coverage(terms: list[str], passages: list[Passage], *, several: boo
 
 
 def answerable(terms: list[str], passages: list[Passage], *, several: bool,
-               language: Language = "en", joined: list[Passage] | None = None) -> bool:
+               language: Language = "en", joined: list[Passage] | None = None,
+               joined_terms: list[str] | None = None) -> bool:
     """Whether the pool holds enough of the question (in ``language``) to answer from it."""
-    share = evidence_coverage(terms, passages, several=several, joined=joined)
+    share = evidence_coverage(terms, passages, several=several, joined=joined,
+                              joined_terms=joined_terms)
     return bool(passages) and share >= REFUSE_BELOW[language]

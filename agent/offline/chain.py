@@ -97,24 +97,65 @@ def title_core(title: str) -> str:
     return _PAREN.sub("", title).strip()
 
 
-def is_anchor(title: str, question: str) -> bool:
-    """Whether the question names the passage's title (all its words, in order)."""
-    core = _words(title_core(title))
-    if not core or not any(len(w) > 2 for w in core):
-        return False
+def _forms(name: str) -> list[list[str]]:
+    """The word sequences a question may name ``name`` by: the name itself and, for
+    "A of B", the possessive "B's A" ("India's national physical laboratory")."""
+    core = _words(title_core(name))
+    forms = [core]
+    if "of" in core[1:-1]:
+        at = core.index("of")
+        forms.append(core[at + 1:] + core[:at])
+    return forms
+
+
+def _position(question: str, name: str) -> tuple[int, int] | None:
+    """Where (word index, length) the question names ``name`` in one of its forms."""
     q = _words(question)
-    n = len(core)
-    return any(q[i:i + n] == core for i in range(len(q) - n + 1))
+    for form in _forms(name):
+        n = len(form)
+        at = next((i for i in range(len(q) - n + 1) if n and q[i:i + n] == form), None)
+        if at is not None:
+            return at, n
+    return None
+
+
+def naming(title: str, question: str) -> int | None:
+    """How the question names a title: 0 word for word, 1 as a possessive ("India's
+    national physical laboratory" for "National Physical Laboratory of India"), 2 all but
+    the last word of a title of three or more ("Tikhaya Sosna" for "Tikhaya Sosna River";
+    "Nicholas I, lord of" for "Nicholas I, Lord of Mecklenburg": the last word is what a hop
+    finds); None when it does not."""
+    forms = [(min(kind, 1), form) for kind, form in enumerate(_forms(title))]
+    core = forms[0][1]
+    if not core or not any(len(w) > 2 for w in core):
+        return None
+    q = _words(question)
+    head = core[:-1]
+    if len(core) >= 3 and sum(1 for w in head if len(w) > 2 and w not in _LEADING) >= 2:
+        forms.append((2, head))
+    for kind, form in forms:
+        n = len(form)
+        if any(q[i:i + n] == form for i in range(len(q) - n + 1)):
+            return kind
+    return None
+
+
+def is_anchor(title: str, question: str) -> bool:
+    """Whether the question names the passage's title in full (see ``naming``)."""
+    kind = naming(title, question)
+    return kind is not None and kind < 2
 
 
 def anchors(question: str, passages: list[Passage]) -> list[Passage]:
-    """Passages about something the question names, longest name first, one per document."""
+    """Passages about something the question names, one per document: named word for word
+    first (longest name first), then as a possessive, then all but the last word."""
     seen: set[str] = set()
+    named = [(kind, p) for p in passages
+             if (kind := naming(p["title"], question)) is not None]
     out: list[Passage] = []
-    ordered = sorted(passages, key=lambda p: (-len(_words(title_core(p["title"]))),
-                                              p["round"], p["rank"]))
-    for p in ordered:
-        if p["doc_id"] not in seen and is_anchor(p["title"], question):
+    for _, p in sorted(named, key=lambda kp: (kp[0], -len(_words(title_core(kp[1]["title"]))),
+                                              kp[1]["round"], kp[1]["rank"])):
+        if p["doc_id"] not in seen:
             seen.add(p["doc_id"])
             out.append(p)
     return out
@@ -154,18 +195,22 @@ def candidates(passage: Passage, question: str, exclude: list[str],
         cue_at = [(i, 2.5 if w in WEAK_CUES else 0.0) for i, w in enumerate(tokens)
                   if w in cues or _stem(w) in cues]
         for m in _CAPS.finditer(sentence):
-            name = _clean(m.group(1))
-            words = set(_words(name))
-            if len(name) <= 2 or not words or words <= q_words or \
-                    any(len(words & e) * 2 >= min(len(words), len(e)) for e in excluded if e):
-                continue
-            if all(w in _LEADING or w.isdigit() for w in words):
-                continue
             at = len(re.findall(r"[\w'’-]+", fold(sentence[:m.start()])))
             gap = min((abs(at - i) + (0.5 if i > at else 0) + weak for i, weak in cue_at),
                       default=30)
             score = 10 - min(gap, 30) * 0.3 - s_index * 0.5
-            scored[name] = max(scored.get(name, -99.0), score)
+            name = _clean(m.group(1))
+            # "Eastern Region of Uganda" also leads to "Uganda", a little behind.
+            outer = name.rsplit(" of ", 1)[1] if " of " in name else ""
+            for lead, value in ((name, score), (outer, score - 0.5)):
+                words = set(_words(lead))
+                if len(lead) <= 2 or not words or words <= q_words or \
+                        any(len(words & e) * 2 >= min(len(words), len(e))
+                            for e in excluded if e):
+                    continue
+                if all(w in _LEADING or w.isdigit() for w in words):
+                    continue
+                scored[lead] = max(scored.get(lead, -99.0), value)
     return sorted(scored, key=lambda n: -scored[n])
 
 
@@ -188,11 +233,10 @@ def relation_terms(question: str, name: str, window: int = 4) -> list[str]:
     """The relation words standing next to ``name`` in the question: "Izgoy's performer"
     -> ["performer"]; [] when the question does not spell the name out."""
     q = _words(question)
-    key = _words(title_core(name))
-    n = len(key)
-    at = next((i for i in range(len(q) - n + 1) if q[i:i + n] == key), None)
-    if at is None or not n:
+    found = _position(question, name)
+    if found is None:
         return []
+    at, n = found
     near = set(q[max(at - window, 0):at] + q[at + n:at + n + window])
     return [t for t in content_terms(question)
             if is_relation(t) and (t in near or _stem(t) in near)]
@@ -240,9 +284,11 @@ def build_chain(question: str, pool: list[Passage], searches: list[SearchRecord]
     """The anchor (the longest title the question names) and, per round after the first,
     one landing: on a document about the followed name first, then the name the relation
     words pointed at first, then the landing that leaves the fewest terms unexplained."""
-    found = anchors(question, pool)
+    named = anchors(question, pool)
+    # A title named only in part is not a start: its last word is what a hop has to find.
+    found = [p for p in named if is_anchor(p["title"], question)]
     chain = Chain(docs=found[:1], entities=[title_core(found[0]["title"])] if found else [],
-                  named=found, landings=[],
+                  named=named, landings=[],
                   tried={fold(s["bridge_entity"]) for s in searches if s["bridge_entity"]})
     if not found:
         return chain

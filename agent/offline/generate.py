@@ -12,7 +12,7 @@ import re
 
 from agent import messages
 from agent.offline.answerable import answerable
-from agent.offline.chain import chain_lead
+from agent.offline.chain import chain_lead, is_relation
 from agent.offline.compare import comparison_lead
 from agent.offline.route import is_chitchat, is_comparison
 from agent.offline.steps import procedure
@@ -66,7 +66,9 @@ def generate(inp: GenerateInput) -> Draft:
     # A multi-hop chain's documents hold the question between them (see agent.offline.chain).
     chain = set((inp.get("chain") or [])[:4])
     joined = [p for p in passages if p["doc_id"] in chain] if len(chain) > 1 else []
-    if not answerable(terms, passages, several=several, language=lang, joined=joined):
+    topic = [t for t in terms if not is_relation(t)]
+    if not answerable(terms, passages, several=several, language=lang, joined=joined,
+                      joined_terms=topic):
         return refusal(lang)
     all_terms = list(dict.fromkeys(t for q in [u["query"], *inp["queries"]]
                                    for t in content_terms(q)))

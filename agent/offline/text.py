@@ -33,7 +33,9 @@ GENERIC = frozenset([
 
 # A full stop ends a sentence unless it closes an initial ("James K. Polk") or a title.
 _SENT_END = re.compile(r"(?<=[。！？!?；;])|(?<=[.])(?<!\b[A-Z]\.)"
-                       r"(?<!\b(?:Mr|Dr|St|Jr|Sr|Ms|Mt|vs)\.)\s+(?=[A-Z0-9\"'(\[])|\n+")
+                       r"(?<!\b(?:Mr|Dr|St|Jr|Sr|Ms|Mt|vs|Lt|Fr)\.)"
+                       r"(?<!\b(?:Mrs|Hon|Rev|Gen|Col|Gov|Sen|Rep|Sgt)\.)"
+                       r"(?<!\b(?:Prof|Capt)\.)\s+(?=[A-Z0-9\"'(\[])|\n+")
 _CITE = re.compile(r"\s*\[(\d+)\]")
 _WS = re.compile(r"\s+")
 _CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
@@ -95,12 +97,30 @@ def terms_of(text: str, query_terms_: list[str]) -> set[str]:
     return term_set(text) | term_hits(query_terms_, text)
 
 
+def _joined(pieces: list[str], most: int = 3) -> list[str]:
+    """The pieces of one line, those cut inside a parenthesis joined back ("Nicholas I (also
+    known as "Niklot I"; before 1164 – 1200, near Wittendörp), was ..." is one sentence);
+    at most ``most`` pieces are joined."""
+    out: list[str] = []
+    open_, joined = False, 0
+    for piece in pieces:
+        if open_ and joined < most:
+            out[-1] += piece if piece[:1].isspace() else " " + piece
+            joined += 1
+        else:
+            out.append(piece)
+            joined = 0
+        open_ = out[-1].count("(") > out[-1].count(")")
+    return out
+
+
 def split_sentences(text: str) -> list[str]:
     """Sentences of ``text`` (Chinese and English punctuation, line breaks)."""
     out: list[str] = []
     # Markdown emphasis is layout, not content; it would also leak "**" into answers.
     text = text.replace("**", "").replace("__", "")
-    for raw in _SENT_END.split(text):
+    pieces = [p for line in text.split("\n") for p in _joined(_SENT_END.split(line))]
+    for raw in pieces:
         piece = raw.strip(" \t-*#>|")
         if piece and len(norm(piece)) >= 4:
             out.append(piece)

@@ -142,3 +142,56 @@ def test_a_question_that_only_names_a_topic_does_not_hop_along_a_chain() -> None
                      "max_rounds": 3, "searches": [record("q1", 1, [nc], None)]})
     assert "chain" not in ev
     assert chain.relation_terms(q, "North Carolina") == []
+
+
+def test_a_title_is_named_as_a_possessive_or_all_but_its_last_word() -> None:
+    q = "When is the monsoon in the city where India's national physical laboratory is?"
+    assert chain.naming("National Physical Laboratory of India", q) == 1
+    assert chain.naming("Tikhaya Sosna River", "Where does the Tikhaya Sosna flow?") == 2
+    assert chain.naming("Buyende", "Where is Buyende?") == 0
+    # All but the last word must still be a name: two words of three letters or more.
+    assert chain.naming("Battle of Hastings", "Who won the battle of wits?") is None
+    lab = passage(6, "National Physical Laboratory of India", "It is in New Delhi.")
+    river = passage(7, "Sosna River", "A river.")
+    assert chain.anchors(q + " Sosna", [river, lab, OTHER]) == [lab]
+
+
+def test_the_word_for_word_name_anchors_before_a_possessive_one() -> None:
+    q = "Who is the current opposition leader in the country where Buyende is located?"
+    leader = passage(8, "Leader of Opposition (Uganda)", "The current Leader of Opposition "
+                                                         "is Hon. Winnie Kiiza.")
+    buyende = passage(9, "Buyende", "Buyende is a town in the Eastern Region of Uganda.",
+                      rank=3)
+    assert chain.anchors(q, [leader, buyende]) == [buyende, leader]
+    assert "country" in chain.relation_terms(q, "Buyende")
+
+
+def test_a_place_of_a_place_also_leads_to_the_outer_place() -> None:
+    buyende = passage(9, "Buyende", "Buyende is a town in the Eastern Region of Uganda.")
+    q = "Who is the current opposition leader in the country where Buyende is located?"
+    names = chain.candidates(buyende, q, ["Buyende"], ["country", "located"])
+    assert names[:2] == ["Eastern Region of Uganda", "Uganda"]
+
+
+def test_a_parenthesis_or_an_honorific_does_not_end_a_sentence() -> None:
+    text = ('Nicholas I (also known as "Niklot I"; before 1164 – 1200, near Wittendörp), was '
+            "a lord. The leader is Hon. Winnie Kiiza; she leads.\n(an open note\nNext line.")
+    assert split_sentences(text) == [
+        'Nicholas I (also known as "Niklot I"; before 1164 – 1200, near Wittendörp), was '
+        "a lord.", "The leader is Hon. Winnie Kiiza;", "she leads.", "(an open note",
+        "Next line."]
+
+
+def test_a_chain_counts_the_named_things_not_the_relation_words_it_followed() -> None:
+    from agent.offline.answerable import answerable
+    from agent.offline.text import content_terms
+
+    q = "In what city did Nicholas, lord of the birthplace of Albert, king of Sweden, die?"
+    pool = [passage(1, "Albert, King of Sweden", "Albert was born in Mecklenburg."),
+            passage(2, "Nicholas, Lord of Mecklenburg", "Nicholas died near Wittendörp.")]
+    terms = content_terms(q)
+    topic = [t for t in terms if not chain.is_relation(t)]
+    assert "birthplace" in terms
+    assert "birthplace" not in topic
+    assert answerable(terms, pool, several=True, joined=pool, joined_terms=topic)
+    assert not answerable(terms, pool[:1], several=True, joined=pool[:1], joined_terms=topic)

@@ -346,6 +346,7 @@ def next_hops(question: str, chain: Chain) -> list[tuple[str, str]]:
 _WHEN = re.compile(r"\b(when|what year|which year|what date)\b", re.I)
 _HOW_MANY = re.compile(r"\bhow (many|much|long|old)\b", re.I)
 _YEAR = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})\b")
+_ASKED = re.compile(r"\b(?:what|which)\s+(\w+)", re.I)
 
 
 def _roots(text: str) -> set[str]:
@@ -371,14 +372,20 @@ def chain_lead(question: str, chain_ids: list[str],
     numbered = list(enumerate(passages, start=1))
     anchor = _roots(" ".join(p["title"] + " " + p["text"] for _, p in numbered
                              if p["doc_id"] == chain_ids[0]))
-    target = {r for t in content_terms(question) if len(t) > 2 for r in _roots(t)} - anchor
+    # A relation word ("city" of "Gisvi's city of birth") names a hop more often than the
+    # answer: it weighs half of a topic word ("hotel"), unless it is the kind of thing
+    # asked for ("What river flows through ...").
+    asked = {r for m in _ASKED.finditer(question) for r in _roots(m.group(1))}
+    weight = {r: 0.5 if is_relation(t) and r not in asked else 1.0
+              for t in content_terms(question) if len(t) > 2 for r in _roots(t)
+              if r not in anchor}
     best: tuple[float, int, str] | None = None
     for hop, doc_id in enumerate(chain_ids[1:], start=1):
         for n, p in numbered:
             if p["doc_id"] != doc_id:
                 continue
             for sentence in split_sentences(p["text"]):
-                hits = len(target & _roots(p["title"] + " " + sentence))
+                hits = sum(weight.get(r, 0.0) for r in _roots(p["title"] + " " + sentence))
                 score = hits + _type_bonus(question, sentence) + 0.1 * hop
                 if hits and (best is None or score > best[0]):
                     best = (score, n, sentence)

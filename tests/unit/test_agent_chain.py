@@ -195,3 +195,20 @@ def test_a_chain_counts_the_named_things_not_the_relation_words_it_followed() ->
     assert "birthplace" not in topic
     assert answerable(terms, pool, several=True, joined=pool, joined_terms=topic)
     assert not answerable(terms, pool[:1], several=True, joined=pool[:1], joined_terms=topic)
+
+
+def test_the_hop_sentence_is_chosen_by_topic_words_over_the_relation_words_followed() -> None:
+    gisvi = passage(10, "Gisvi", "Gisvi (born 1982 in Windhoek) is a footballer.")
+    namibia = passage(11, "Namibia", "The capital city of Windhoek plays a role in tourism. "
+                                     "Notable hotels in Windhoek include the Country Club "
+                                     "Resort.", round_=2)
+    q = "What is the most popular hotel in Gisvi's city of birth?"
+    lead = chain.chain_lead(q, ["doc-10", "doc-11"], [gisvi, namibia])
+    assert lead == (2, "Notable hotels in Windhoek include the Country Club Resort.")
+    # Unless the relation word is the kind of thing asked for.
+    okc = passage(12, "OKC", "The canal runs to the Oklahoma River. The North Canadian has a "
+                             "flow that floods.", round_=2)
+    durant = passage(13, "Kevin Durant", "He is a basketball player.")
+    q = "What river flows through the city Kevin Durant played for before Golden State?"
+    assert chain.chain_lead(q, ["doc-13", "doc-12"], [durant, okc]) == (
+        2, "The canal runs to the Oklahoma River.")

@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-import re
-
 from agent.offline import chain as chains
 from agent.offline.plan import best_sentence, candidate_entities
+from agent.offline.route import has_relative_clause
 from agent.offline.text import content_terms, coverage, norm, terms_of
 from agent.state import EvaluateInput, Evaluation, FilterSpec, Passage, SubQuestion
 
 # A passage answering the question usually holds nearly all of its topic terms.
 SUFFICIENT_COVERAGE = 0.75
 MAX_NEXT_QUERIES = 2
-_RELATIVE = re.compile(r"^\W*(?:\S+\s+){3,}.*\b(that|who|whom|which|whose|where|by a|by an|"
-                       r"by the)\b", re.I)
 
 
 def passage_terms(p: Passage, terms: list[str]) -> set[str]:
@@ -58,7 +55,7 @@ def evaluate(inp: EvaluateInput) -> Evaluation:
     # "…produced by a man born in what year?": a relative clause names something only
     # another document describes, so one passage covering the words is not yet enough.
     bridge_first = (inp["round"] == 1 and not spans and u["language"] == "en"
-                    and not u["is_followup"] and bool(_RELATIVE.search(inp["question"])))
+                    and not u["is_followup"] and has_relative_clause(inp["question"]))
     if cov >= SUFFICIENT_COVERAGE and not bridge_first:
         return Evaluation(sufficient=True, missing=missing, next_queries=[],
                           reason=f"{'two passages cover' if spans else 'one passage covers'} "

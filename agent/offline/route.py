@@ -20,6 +20,8 @@ _COMPARE = re.compile(r"(对比|比较|区别|差异|不同之处|有何不同|�
                       r"[^?]*\b(both|same)\b|^(who|which|what)\b[^?]*,[^?]*\bor\b|"
                       r"^between\b)", re.I)
 # Nouns so broad that, alone, they do not say what to look for.
+_RELATIVE = re.compile(r"^\W*(?:\S+\s+){3,}.*\b(that|who|whom|which|whose|where|by a|by an|"
+                       r"by the)\b", re.I)
 _VAGUE = frozenset([
     "报告", "文档", "资料", "制度", "规定", "政策", "流程", "手册", "预案", "数据", "系统", "问题",
     "东西", "信息", "内容", "事情", "文件", "说明",
@@ -35,6 +37,17 @@ def is_chitchat(question: str) -> bool:
 
 def is_comparison(question: str) -> bool:
     return bool(_COMPARE.search(question))
+
+
+def has_relative_clause(question: str) -> bool:
+    """A clause about something the question does not name ("... the band that made Maiden
+    Japan", "... produced by a man born in what year"): a bridge to find first."""
+    return bool(_RELATIVE.search(question))
+
+
+def is_composed(question: str) -> bool:
+    """Whether answering takes more than one lookup: a comparison or a relative clause."""
+    return is_comparison(question) or has_relative_clause(question)
 
 
 def is_multi_question(question: str) -> bool:
@@ -88,4 +101,5 @@ def route(inp: RouteInput) -> RouteDecision:
                          clarification=None)
 
 
-__all__ = ["clarify_options", "is_chitchat", "is_comparison", "route"]
+__all__ = ["clarify_options", "has_relative_clause", "is_chitchat", "is_comparison",
+           "is_composed", "route"]

@@ -7,7 +7,13 @@ import pytest
 from agent import messages
 from agent.engine import Engine, OfflineEngine
 from agent.nodes.evaluate import round_overlap
-from agent.nodes.finalize import cite_documents, ranked_retrieval
+from agent.nodes.finalize import (
+    LEAD_COMPOSED,
+    LEAD_SIMPLE,
+    cite_documents,
+    ranked_retrieval,
+    retrieval_lead,
+)
 from agent.nodes.generate import context_pool
 from agent.state import (
     Draft,
@@ -283,6 +289,18 @@ def test_ranked_retrieval_leads_with_the_first_round_then_interleaves_hops() -> 
     docs, chunks = ranked_retrieval(searches, lead=5)  # type: ignore[arg-type]
     assert docs == ["a", "b", "c"]
     assert chunks == [1, 2, 3, 9]
+
+
+def test_a_composed_question_lets_later_rounds_in_early_and_a_simple_one_does_not() -> None:
+    assert retrieval_lead("Where did the band form that made the album Maiden Japan?",
+                          "single_retrieval", []) == LEAD_COMPOSED
+    assert retrieval_lead("Who is older, Sid Haig or Vic Darchinyan?", "single_retrieval",
+                          []) == LEAD_COMPOSED
+    assert retrieval_lead("When did Izgoy's performer form?", "single_retrieval",
+                          ["doc-1", "doc-3"]) == LEAD_COMPOSED
+    assert retrieval_lead("Do they have predators?", "multi_retrieval", []) == LEAD_COMPOSED
+    assert retrieval_lead("Do they have predators?", "single_retrieval", []) == LEAD_SIMPLE
+    assert LEAD_SIMPLE > LEAD_COMPOSED
 
 
 def test_context_pool_keeps_the_token_budget_and_best_ranks() -> None:

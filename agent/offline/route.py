@@ -19,9 +19,9 @@ _COMPARE = re.compile(r"(对比|比较|区别|差异|不同之处|有何不同|�
                       r"differ from|\bbetter than\b|哪个更|谁更|^(are|is|were|was|do|did|does)\b"
                       r"[^?]*\b(both|same)\b|^(who|which|what)\b[^?]*,[^?]*\bor\b|"
                       r"^between\b)", re.I)
-# Nouns so broad that, alone, they do not say what to look for.
 _RELATIVE = re.compile(r"^\W*(?:\S+\s+){3,}.*\b(that|who|whom|which|whose|where|by a|by an|"
                        r"by the)\b", re.I)
+# Nouns so broad that, alone, they do not say what to look for.
 _VAGUE = frozenset([
     "报告", "文档", "资料", "制度", "规定", "政策", "流程", "手册", "预案", "数据", "系统", "问题",
     "东西", "信息", "内容", "事情", "文件", "说明",

@@ -15,6 +15,8 @@ from agent.nodes.finalize import (
     retrieval_lead,
 )
 from agent.nodes.generate import context_pool
+from agent.offline.generate import focus_terms
+from agent.offline.text import content_terms
 from agent.state import (
     Draft,
     Facets,
@@ -208,6 +210,20 @@ def _generate(question: str, passages: list[Passage], route: str = "single_retri
     return E.generate({"question": question, "understanding": understand(question),
                        "route": route, "queries": [question], "passages": passages,
                        "attempt": 0, "rejected": []})  # type: ignore[typeddict-item]
+
+
+def test_the_words_next_to_the_question_word_weigh_more_than_the_description() -> None:
+    q = ("Indian film photographer Jagdish Mali, known for taking images of celebrities "
+         "including Shabana Azmi, is father to which Bollywood actress?")
+    assert focus_terms(q, content_terms(q)) == {"father", "bollywood", "actress"}
+    mali = passage(1, "Jagdish Mali was an Indian fashion and film photographer. In his "
+                      "career he took images of celebrities like Rekha and Shabana Azmi. "
+                      "He was one of the most celebrated photographers of Indian film. "
+                      "He was known for his images of Indian film celebrities. "
+                      "He was the father of Bollywood actress Antara Mali.",
+                   doc_id="m", title="Jagdish Mali")
+    sentences = _generate(q, [mali])["sentences"]
+    assert sentences[0]["text"] == "He was the father of Bollywood actress Antara Mali."
 
 
 def test_generate_quotes_the_supporting_sentence_not_the_whole_chunk() -> None:

@@ -118,7 +118,7 @@ def _leads(inp: GenerateInput) -> list[Sentence]:
 
 
 _PROCEDURAL = re.compile(r"(怎么办|怎么做|如何|怎样|怎么处理|步骤|流程|\bhow (do|to|can|should)\b|"
-                         r"\bsteps?\b|\bwhat should\b|\bprocedure\b)", re.I)
+                         r"\bsteps\b|\bwhat should\b|\bprocedure\b)", re.I)
 _NUMERIC = re.compile(r"(多少|几|哪一年|哪年|何时|什么时候|\bhow (many|much|long|old)\b|"
                       r"\bwhat year\b|\bwhen\b)", re.I)
 _DIGIT = re.compile(r"[0-9０-９一二三四五六七八九十百千万]")

@@ -47,3 +47,14 @@ def test_how_to_question_answers_with_the_steps_not_the_intro(
     assert result.text.startswith(first_step)
     assert intro not in result.text
     assert [c.title for c in result.citations] == [title]
+
+
+def test_a_question_about_one_step_is_answered_with_that_step_not_the_whole_list(
+        kb_pool: ConnectionPool, embedder: Any) -> None:
+    agent = build_agent(kb_pool, embedder)
+    result = agent.ask(Question(text="What is the rollback step for a failed deploy?",
+                                thread_id="one-step", kb="samples"))
+    assert not result.refused
+    assert "Rolling back after promotion is a rollback under the change-management" \
+        in result.text
+    assert "1. Announce the deploy" not in result.text

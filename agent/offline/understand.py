@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from agent.offline.route import is_chitchat
-from agent.offline.text import content_terms, language_of, norm
+from agent.offline.text import SYNONYMS, content_terms, language_of, norm
 from agent.state import Turn, Understanding, UnderstandInput
 
 # Words that point back at something said earlier.
@@ -17,18 +17,6 @@ _REFER_ZH = re.compile(r"(它|它们|他们|她们|这个|那个|这些|那些|�
 _START_EN = re.compile(r"^\s*(and|but|also|so|then|what about|how about|what if|why|"
                        r"is that|are those|is this|are these|any other)\b", re.I)
 _START_ZH = re.compile(r"^\s*(那|那么|还有|另外|如果|要是|而且|并且|但是|可是|为什么)")
-
-# A few synonyms that keyword search would otherwise miss (added, never substituted).
-_SYNONYMS: dict[str, tuple[str, ...]] = {
-    # Chinese question, English document (and back): a small glossary of office terms.
-    "第三季度": ("Q3",), "第二季度": ("Q2",), "第一季度": ("Q1",), "第四季度": ("Q4",),
-    "退货率": ("return rate",), "季度": ("quarter",), "报告": ("report",),
-    "告警": ("报警", "警报"), "报警": ("告警",), "回滚": ("回退",), "回退": ("回滚",),
-    "审批": ("批准", "审核"), "退货": ("退款", "退换", "returns"), "退款": ("退货",),
-    "故障": ("异常", "事故"), "持久化": ("RDB", "AOF"), "内存": ("memory",),
-    "rollback": ("revert",), "approval": ("approve", "sign-off"), "outage": ("incident",),
-    "refund": ("return",), "returns": ("refund",),
-}
 
 _TIME = re.compile(r"(20\d\d\s*年?\s*(?:第?[一二三四1-4]\s*季度|Q[1-4]|[01]?\d\s*月)?|"
                    r"Q[1-4]\s*20\d\d|(?:first|second|third|fourth)\s+quarter(?:\s+of\s+20\d\d)?|"
@@ -45,10 +33,16 @@ def is_followup(question: str, history: list[Turn]) -> bool:
     A long question with its own topic is standalone even if it says "该" or "that"."""
     if not history or is_chitchat(question):
         return False
-    n_terms = len(content_terms(question))
+    terms = content_terms(question)
+    n_terms = len(terms)
     if language_of(question) == "zh":
         if _START_ZH.match(question) or (_REFER_ZH.search(question) and n_terms <= 4):
             return True
+        # Chinese words are compounds: "第三季度退货率是多少" is two terms and a whole new
+        # question. Two terms lean on the thread only when one of them is already its topic.
+        if n_terms == 2:
+            return bool(set(terms) & set(topic_terms(history, limit=8)))
+        return n_terms <= 1
     elif _START_EN.match(question) or (_REFER_EN.search(question) and n_terms <= 4):
         return True
     return n_terms <= 2
@@ -97,7 +91,7 @@ def understand(inp: UnderstandInput) -> Understanding:
             query = (sep.join(borrowed) + sep + question) if language == "zh" else (
                 question + " " + " ".join(borrowed))
     expansions = [syn for term in entities + borrowed
-                  for syn in _SYNONYMS.get(term.lower(), ()) if norm(syn) not in norm(query)]
+                  for syn in SYNONYMS.get(term.lower(), ()) if norm(syn) not in norm(query)]
     time_match = _TIME.search(query)
     return Understanding(
         query=query,

@@ -78,6 +78,17 @@ def test_standalone_question_is_not_rewritten_even_with_history() -> None:
     assert u["query"] == "What is the VPN server address for the Shanghai office?"
 
 
+def test_a_short_chinese_question_on_a_new_topic_is_not_a_follow_up() -> None:
+    history = [turn("服务器频繁告警时回滚需要谁审批？", ["服务器", "频繁", "告警", "回滚", "审批"],
+                    "服务器频繁告警应急预案")]
+    u = understand("第三季度退货率是多少？", history)
+    assert not u["is_followup"]
+    assert u["query"] == "第三季度退货率是多少？"
+    # Two terms, one of them the thread's topic: the thread still lends its context.
+    assert understand("告警要升级吗？", history)["is_followup"]
+    assert understand("怎么回滚？", history)["is_followup"]
+
+
 def test_first_question_of_a_thread_is_never_a_follow_up() -> None:
     assert not understand("Are those the only steps?")["is_followup"]
 

@@ -277,3 +277,11 @@ def test_answer_still_unsupported_after_regeneration_is_refused_with_sources(
     assert result.citations == []
     assert result.text.startswith(messages.REFUSAL_WITH_SOURCES["en"])
     assert "Deploy procedure" in result.text
+
+
+def test_a_new_chinese_question_in_a_thread_finds_its_english_report(agent: Agent) -> None:
+    ask(agent, "服务器频繁告警时回滚需要谁审批？", thread="mixed")
+    result = ask(agent, "第三季度退货率是多少？", thread="mixed")
+    assert result.rewritten_query is None  # a new topic borrows nothing from the thread
+    assert [c.doc_id for c in result.citations] == ["returns"]
+    assert "4.6%" in result.text

@@ -81,7 +81,7 @@ def content_terms(text: str) -> list[str]:
 
 
 # A few synonyms that keyword search would otherwise miss: added to the query (never
-# substituted), and a text holding one holds the term ("退货率" in "return rate of 4.6%").
+# substituted), and a text holding one holds the term ("第三季度" in "the Q3 report").
 SYNONYMS: dict[str, tuple[str, ...]] = {
     # Chinese question, English document (and back): a small glossary of office terms.
     "第三季度": ("Q3",), "第二季度": ("Q2",), "第一季度": ("Q1",), "第四季度": ("Q4",),

@@ -7,7 +7,6 @@ assistant are never quoted, so a document cannot make the bot say what it dictat
 
 from __future__ import annotations
 
-import math
 import re
 
 from agent import messages
@@ -16,7 +15,14 @@ from agent.offline.chain import chain_lead, is_relation
 from agent.offline.compare import comparison_lead
 from agent.offline.route import is_chitchat, is_comparison
 from agent.offline.steps import procedure
-from agent.offline.text import content_terms, norm, split_sentences, terms_of
+from agent.offline.text import (
+    content_terms,
+    idf_weights,
+    norm,
+    split_sentences,
+    terms_of,
+    weighted_share,
+)
 from agent.state import Draft, GenerateInput, Passage, Sentence
 
 MAX_SENTENCES = 3
@@ -35,14 +41,7 @@ def looks_like_instruction(sentence: str) -> bool:
 
 
 def _idf(terms: list[str], passages: list[Passage]) -> dict[str, float]:
-    sets = [terms_of(p["title"] + " " + p["text"], terms) for p in passages]
-    n = len(sets) or 1
-    return {t: math.log(1 + n / (1 + sum(1 for s in sets if t in s))) + 0.1 for t in terms}
-
-
-def _score(terms: list[str], idf: dict[str, float], sentence_terms: set[str]) -> float:
-    total = sum(idf[t] for t in terms) or 1.0
-    return sum(idf[t] for t in terms if t in sentence_terms) / total
+    return idf_weights(terms, [terms_of(p["title"] + " " + p["text"], terms) for p in passages])
 
 
 def refusal(language: str) -> Draft:
@@ -165,8 +164,8 @@ def _facts(candidates: list[Candidate], terms: list[str], queries: list[str],
 
         def q_score(c: Candidate, q_terms: list[str] = q_terms,
                     q_idf: dict[str, float] = q_idf) -> float:
-            return _score(q_terms, q_idf, c[3]) + 0.5 * _score(q_terms, q_idf,
-                                                               c[3] | frames[c[1]])
+            return (weighted_share(q_terms, q_idf, c[3])
+                    + 0.5 * weighted_share(q_terms, q_idf, c[3] | frames[c[1]]))
 
         rest = [c for c in candidates if c not in chosen]
         if not rest:
@@ -224,7 +223,7 @@ def rank_sentences(inp: GenerateInput, terms: list[str],
     for t in focus_terms(inp["question"], terms):
         idf[t] *= FOCUS_WEIGHT
     # How well each passage as a whole (title and headings included) fits, and its rank.
-    fit = [_score(terms, idf, terms_of(_frame(p) + " " + p["text"], terms))
+    fit = [weighted_share(terms, idf, terms_of(_frame(p) + " " + p["text"], terms))
            + 0.5 / (1 + p["rank"]) for p in passages]
     candidates: list[Candidate] = []
     wants_number = bool(_NUMERIC.search(inp["question"]))
@@ -235,7 +234,8 @@ def rank_sentences(inp: GenerateInput, terms: list[str],
                 continue
             st = terms_of(s, all_terms)
             # Headings count: a step under "Redis 内存满了怎么办" is about Redis memory.
-            score = (_score(terms, idf, st) + 0.3 * _score(terms, idf, st | frame_terms)
+            score = (weighted_share(terms, idf, st)
+                     + 0.3 * weighted_share(terms, idf, st | frame_terms)
                      + 0.4 * fit[n - 1] + (0.15 if wants_number and _DIGIT.search(s) else 0))
             candidates.append((score, n, s, st))
     candidates.sort(key=lambda c: (-c[0], c[1]))

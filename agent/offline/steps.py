@@ -8,10 +8,9 @@ passage that fits best are quoted in document order.
 
 from __future__ import annotations
 
-import math
 import re
 
-from agent.offline.text import terms_of
+from agent.offline.text import idf_weights, terms_of, weighted_share
 from agent.state import Passage, Sentence
 
 # A list item: "1." "2)" "3、" "(4)" "（5）" or a bullet.
@@ -38,12 +37,6 @@ def list_items(text: str) -> list[str]:
     return items
 
 
-def _fit(terms: list[str], idf: dict[str, float], p: Passage) -> float:
-    found = terms_of(" ".join([p["title"], *p["heading_path"], p["text"]]), terms)
-    total = sum(idf.values()) or 1.0
-    return sum(idf[t] for t in terms if t in found) / total
-
-
 def _heading_bonus(p: Passage) -> float:
     heading = p["heading_path"][-1] if p["heading_path"] else ""
     if _NOT_PROCEDURE.search(heading):
@@ -62,8 +55,9 @@ def procedure(terms: list[str], passages: list[Passage]) -> list[Sentence] | Non
     sets = [terms_of(" ".join([p["title"], *p["heading_path"], p["text"]]), terms)
             for p in passages]
     n = len(passages)
-    idf = {t: math.log(1 + n / (1 + sum(1 for s in sets if t in s))) + 0.1 for t in terms}
-    fits = [_fit(terms, idf, p) + 0.5 / (1 + p["rank"]) for p in passages]
+    idf = idf_weights(terms, sets)
+    fits = [weighted_share(terms, idf, held) + 0.5 / (1 + p["rank"])
+            for held, p in zip(sets, passages, strict=True)]
     best_doc = passages[max(range(n), key=lambda i: (fits[i], -i))]["doc_id"]
     scored = []
     for i, p in enumerate(passages):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 
@@ -128,6 +129,18 @@ def _joined(pieces: list[str], most: int = 3) -> list[str]:
             joined = 0
         open_ = out[-1].count("(") > out[-1].count(")")
     return out
+
+
+def idf_weights(terms: list[str], held: list[set[str]]) -> dict[str, float]:
+    """Each term's weight: rarer among the ``held`` term sets (one per passage) is higher."""
+    n = len(held) or 1
+    return {t: math.log(1 + n / (1 + sum(1 for s in held if t in s))) + 0.1 for t in terms}
+
+
+def weighted_share(terms: list[str], idf: dict[str, float], found: set[str]) -> float:
+    """The idf-weighted share of ``terms`` in ``found``."""
+    total = sum(idf[t] for t in terms) or 1.0
+    return sum(idf[t] for t in terms if t in found) / total
 
 
 def split_sentences(text: str) -> list[str]:

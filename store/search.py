@@ -277,3 +277,13 @@ def _with_score(hit: Hit, score: float) -> Hit:
 
 __all__ = ["DEFAULT_CANDIDATES", "build_sql", "kb_facets", "rerank_hits", "search",
            "tsquery_text"]
+
+
+def chunk_texts(pool: ConnectionPool, chunk_ids: Sequence[int]) -> dict[int, str]:
+    """The text of each of ``chunk_ids`` that still exists (for scoring cited passages)."""
+    if not chunk_ids:
+        return {}
+    with pool.connection() as conn:
+        rows = conn.execute("SELECT id, text FROM chunks WHERE id = ANY(%s)",
+                            [list(chunk_ids)]).fetchall()
+    return {int(r[0]): str(r[1]) for r in rows}

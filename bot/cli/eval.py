@@ -16,7 +16,10 @@ _EPILOG = """\
 DIR holds corpus.jsonl and questions.jsonl (format: ../shared/datasets/README.md). The corpus
 is ingested into the KB first (unchanged documents are skipped, so a second run starts at
 once). One JSON line per question goes to --out; the summary (Recall@1/5/10, MRR@10,
-all-gold@10, p50/p95 latency, overall and per kind) is printed at the end.
+all-gold@10, p50/p95 latency, overall and per kind) is printed at the end. In full mode the
+answers are scored too (accuracy within 600 and 200 characters, refusals, clarifications,
+faithfulness to the cited passages, citations outside the gold documents), per kind, per
+tag and per language.
 """
 
 
@@ -43,6 +46,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument("--max-rounds", type=int, default=3, metavar="N",
                         help="search rounds per question in full mode (1 = the single-round "
                         "baseline; default 3)")
+    parser.add_argument("--principal", action="append", default=None, metavar="P",
+                        help="ask as this access principal, e.g. user:U123 (repeatable; "
+                        "public always)")
     parser.add_argument("--no-ingest", action="store_true",
                         help="use the KB as it is; do not ingest DIR/corpus.jsonl")
     add_fusion_argument(parser)
@@ -58,16 +64,18 @@ def build_step(args: argparse.Namespace, ctx: AppContext, kb: str) -> Step:
     from bot.evaluation.runner import retrieval_step
 
     reranker = load_reranker_from(ctx) if args.rerank else None
+    principals = tuple(dict.fromkeys(["public", *(args.principal or [])]))
     if args.retrieval_only:
         return retrieval_step(ctx.pool, kb, embedder=ctx.embedder, fusion=args.fusion,
-                              reranker=reranker, query_field=args.query_field)
+                              reranker=reranker, query_field=args.query_field,
+                              principals=principals)
     from agent.api import AgentConfig, build_agent
     from agent.factory import engine_from_settings
     from bot.evaluation.agent_step import agent_step
 
     agent = build_agent(ctx.pool, ctx.embedder, engine=engine_from_settings(ctx.settings),
                         reranker=reranker, config=AgentConfig(max_rounds=max(1, args.max_rounds)))
-    return agent_step(agent, kb)
+    return agent_step(agent, kb, principals=principals)
 
 
 def compare_runs(paths: list[Path]) -> int:

@@ -40,6 +40,8 @@ class StepOutput:
     answer: str | None = None
     refused: bool = False
     cited_doc_ids: list[str] = field(default_factory=list)
+    # The cited passages ({"n", "doc_id", "text"}), for the faithfulness score.
+    cited_passages: list[dict[str, Any]] | None = None
     rewritten_query: str | None = None
     route: str | None = None
     rounds: int | None = None
@@ -49,8 +51,10 @@ Step = Callable[[Question], StepOutput]
 
 
 def result_record(question: Question, output: StepOutput, latency_ms: float) -> dict[str, Any]:
-    """The result line for one question."""
-    return {"id": question.id, **asdict(output), "latency_ms": round(latency_ms, 2)}
+    """The result line for one question (``cited_passages`` only when the step gave them)."""
+    fields = {k: v for k, v in asdict(output).items()
+              if k != "cited_passages" or v is not None}
+    return {"id": question.id, **fields, "latency_ms": round(latency_ms, 2)}
 
 
 def run_questions(questions: Sequence[Question], step: Step) -> Iterator[dict[str, Any]]:
@@ -96,13 +100,16 @@ def query_text(question: Question, query_field: QueryField) -> str:
 def retrieval_step(pool: ConnectionPool, kb_name: str, *, embedder: Embedder,
                    docs: int = 20, chunks: int = 50, fusion: FusionMode = "auto",
                    reranker: Reranker | None = None,
-                   query_field: QueryField = "question") -> Step:
-    """A step that only searches: ``chunks`` hits, deduplicated into up to ``docs`` documents."""
+                   query_field: QueryField = "question",
+                   principals: tuple[str, ...] = ("public",)) -> Step:
+    """A step that only searches as ``principals``: ``chunks`` hits, deduplicated into up to
+    ``docs`` documents."""
     from store.search import search
 
     def step(question: Question) -> StepOutput:
         hits = search(pool, kb_name, query_text(question, query_field), embedder=embedder,
-                      k=chunks, candidates=max(chunks, 50), fusion=fusion, reranker=reranker)
+                      k=chunks, candidates=max(chunks, 50), fusion=fusion, reranker=reranker,
+                      principals=principals)
         return StepOutput(retrieved_doc_ids=distinct_docs(h.doc_id for h in hits)[:docs])
 
     return step

@@ -78,7 +78,7 @@ class EngineSettings(Protocol):
     @property
     def llm_model(self) -> str | None: ...
     @property
-    def llm_api_key(self) -> str | None: ...
+    def llm_api_key(self) -> SecretStr | None: ...
     @property
     def llm_timeout_s(self) -> float: ...
 
@@ -275,6 +275,6 @@ def build_llm_engine(settings: EngineSettings, *, fallback: Engine | None = None
         chat = ChatOpenAI(
             base_url=settings.llm_base_url, model=settings.llm_model or "",
             # Local servers (Ollama, vLLM) accept any key; the client insists on one.
-            api_key=SecretStr(settings.llm_api_key or "not-needed"),
+            api_key=settings.llm_api_key or SecretStr("not-needed"),
             timeout=settings.llm_timeout_s, max_retries=0, temperature=0)
     return LLMEngine(chat, fallback=fallback or OfflineEngine())

@@ -25,7 +25,9 @@ class AppContext:
     def database_url(self) -> str:
         from store.server import resolve_database_url
 
-        return resolve_database_url(self.settings.database_url, self.settings.home)
+        configured = self.settings.database_url
+        return resolve_database_url(configured.get_secret_value() if configured else None,
+                                    self.settings.home)
 
     @cached_property
     def pool(self) -> ConnectionPool:

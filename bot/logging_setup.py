@@ -1,18 +1,27 @@
 """structlog configured once in ``main()``: JSON in production, console on a TTY.
 
-Standard-library loggers (Bolt, psycopg, langgraph) go through the same renderer.
+Standard-library loggers (Bolt, slack_sdk, psycopg, urllib3, httpx, langgraph) go through
+the same processors and renderer. No secret reaches the output: tracebacks carry no frame
+locals (a frame of slack_sdk or psycopg holds the token or the connection string), and
+every line passes ``redact_event`` last before rendering.
 """
 
 from __future__ import annotations
 
 import logging
 import sys
+from typing import TextIO
 
 import structlog
 
+from store.redaction import redact_event
 
-def configure_logging(level: str = "INFO", fmt: str = "auto") -> None:
-    use_json = fmt == "json" or (fmt == "auto" and not sys.stderr.isatty())
+
+def configure_logging(level: str = "INFO", fmt: str = "auto",
+                      stream: TextIO | None = None) -> None:
+    """Route structlog and the standard library to ``stream`` (default stderr)."""
+    stream = stream or sys.stderr
+    use_json = fmt == "json" or (fmt == "auto" and not stream.isatty())
     shared: list[structlog.types.Processor] = [
         structlog.contextvars.merge_contextvars,
         structlog.stdlib.add_log_level,
@@ -20,6 +29,13 @@ def configure_logging(level: str = "INFO", fmt: str = "auto") -> None:
         structlog.processors.TimeStamper(fmt="iso", utc=True),
         structlog.processors.StackInfoRenderer(),
     ]
+    # The exception is rendered to plain data before redaction sees the line; the console
+    # renderer's own (rich) formatter would run after it, with locals.
+    exceptions: structlog.types.Processor = (
+        structlog.processors.ExceptionRenderer(
+            structlog.tracebacks.ExceptionDictTransformer(show_locals=False))
+        if use_json else structlog.processors.format_exc_info
+    )
     renderer: structlog.types.Processor = (
         structlog.processors.JSONRenderer(ensure_ascii=False) if use_json
         else structlog.dev.ConsoleRenderer()
@@ -34,11 +50,12 @@ def configure_logging(level: str = "INFO", fmt: str = "auto") -> None:
         foreign_pre_chain=shared,
         processors=[
             structlog.stdlib.ProcessorFormatter.remove_processors_meta,
-            *([structlog.processors.dict_tracebacks] if use_json else []),
+            exceptions,
+            redact_event,
             renderer,
         ],
     )
-    handler = logging.StreamHandler(sys.stderr)
+    handler = logging.StreamHandler(stream)
     handler.setFormatter(formatter)
     root = logging.getLogger()
     root.handlers[:] = [handler]

@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import AliasChoices, Field, field_validator
+from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 
@@ -23,14 +23,20 @@ def _default_workers() -> int:
 
 
 class Settings(BaseSettings):
-    """Read from the environment (and a ``.env`` file when present)."""
+    """Read from the environment (and a ``.env`` file when present).
+
+    Secrets (tokens, signing secret, API key, the database URL with its password) are
+    ``SecretStr``: they print as ``**********`` in reprs, logs and tracebacks, and code
+    calls ``get_secret_value()`` only where the secret is sent.
+    """
 
     # The prefix keeps field names from matching unrelated variables (``home`` vs $HOME).
     model_config = SettingsConfigDict(env_file=".env", env_prefix="RAGBOT_", extra="ignore",
                                       populate_by_name=True, validate_default=True)
 
     home: Path = Field(default=Path("~/.ragbot"), validation_alias=_alias("RAGBOT_HOME"))
-    database_url: str | None = Field(default=None, validation_alias=_alias("DATABASE_URL"))
+    database_url: SecretStr | None = Field(default=None,
+                                           validation_alias=_alias("DATABASE_URL"))
 
     # retrieval
     embed_model: str = Field(default="all-MiniLM-L6-v2",
@@ -49,14 +55,17 @@ class Settings(BaseSettings):
                                               validation_alias=_alias("RAGBOT_ENGINE"))
     llm_base_url: str | None = Field(default=None, validation_alias=_alias("RAGBOT_LLM_BASE_URL"))
     llm_model: str | None = Field(default=None, validation_alias=_alias("RAGBOT_LLM_MODEL"))
-    llm_api_key: str | None = Field(default=None, validation_alias=_alias("RAGBOT_LLM_API_KEY"))
+    llm_api_key: SecretStr | None = Field(default=None,
+                                          validation_alias=_alias("RAGBOT_LLM_API_KEY"))
     llm_timeout_s: float = Field(default=30.0, validation_alias=_alias("RAGBOT_LLM_TIMEOUT"))
 
     # slack
-    slack_bot_token: str | None = Field(default=None, validation_alias=_alias("SLACK_BOT_TOKEN"))
-    slack_signing_secret: str | None = Field(default=None,
-                                             validation_alias=_alias("SLACK_SIGNING_SECRET"))
-    slack_app_token: str | None = Field(default=None, validation_alias=_alias("SLACK_APP_TOKEN"))
+    slack_bot_token: SecretStr | None = Field(default=None,
+                                              validation_alias=_alias("SLACK_BOT_TOKEN"))
+    slack_signing_secret: SecretStr | None = Field(
+        default=None, validation_alias=_alias("SLACK_SIGNING_SECRET"))
+    slack_app_token: SecretStr | None = Field(default=None,
+                                              validation_alias=_alias("SLACK_APP_TOKEN"))
     slack_api_url: str = Field(default="https://slack.com/api/",
                                validation_alias=_alias("SLACK_API_URL"))
     admins: Annotated[list[str], NoDecode] = Field(default_factory=list,

@@ -2,6 +2,8 @@
 
 A trace holds the question, the rewrite, the route, every search with its chunk ids, the
 cited chunks, the answer and each node's input/output snapshot (see agent.tracing).
+Secret-shaped text (a token or password a user pasted into a question) is masked before
+anything is stored.
 """
 
 from __future__ import annotations
@@ -12,12 +14,15 @@ import psycopg
 from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 
+from store.redaction import redact_value
+
 _COLUMNS = ("trace_id, thread_id, kb, user_id, question, rewritten_query, route, rounds, "
             "refused, answer, latency_ms, record, created_at")
 
 
 def save_trace(conn: psycopg.Connection, record: dict[str, Any]) -> None:
-    """Insert (or replace) the trace ``record["trace_id"]``."""
+    """Insert (or replace) the trace ``record["trace_id"]``, secrets masked."""
+    record = redact_value(record)
     conn.execute(
         """
         INSERT INTO agent_traces (trace_id, thread_id, kb, user_id, question, rewritten_query,

@@ -24,10 +24,11 @@ def _start(args: argparse.Namespace, ctx: AppContext) -> int:
     import psycopg
 
     from store import migrations
+    from store.redaction import redact_text
 
     with psycopg.connect(ctx.database_url, autocommit=True) as conn:
         version = migrations.setup(conn)
-    print(f"database ready at {ctx.database_url} (schema version {version})")
+    print(f"database ready at {redact_text(ctx.database_url)} (schema version {version})")
     return 0
 
 

@@ -106,6 +106,8 @@ def _start_job_process(settings: Settings, database_url: str) -> Any:
 
 def _job_process(settings: Settings, database_url: str, log_level: str) -> None:
     """The job worker process (ends with the process that started it)."""
+    from pydantic import SecretStr
+
     from bot.cli import worker as worker_cli
     from bot.context import AppContext
     from bot.logging_setup import configure_logging
@@ -113,7 +115,7 @@ def _job_process(settings: Settings, database_url: str, log_level: str) -> None:
 
     configure_logging(log_level, settings.log_format)
     exit_with_parent()
-    ctx = AppContext(settings.model_copy(update={"database_url": database_url}))
+    ctx = AppContext(settings.model_copy(update={"database_url": SecretStr(database_url)}))
     try:
         worker_cli.handle(argparse.Namespace(once=False), ctx)
     finally:

@@ -42,7 +42,7 @@ def handle(args: argparse.Namespace, ctx: AppContext) -> int:
         from bot.slack.client import make_web_client
         from bot.slack.listeners.commands import SlackNotifier
 
-        notifier = SlackNotifier(make_web_client(settings.slack_bot_token,
+        notifier = SlackNotifier(make_web_client(settings.slack_bot_token.get_secret_value(),
                                                  settings.slack_api_url))
     JobQueue(ctx.pool)  # applies the queue's schema if this is the first process
 

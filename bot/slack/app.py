@@ -43,7 +43,8 @@ def create_deps(settings: Settings, *, pool: ConnectionPool, agent: AgentPort | 
     ``create_process_deps``; None inside a worker process)."""
     if kb:
         settings = settings.model_copy(update={"default_kb": kb})
-    client = client or make_web_client(settings.slack_bot_token, settings.slack_api_url)
+    token = settings.slack_bot_token.get_secret_value() if settings.slack_bot_token else None
+    client = client or make_web_client(token, settings.slack_api_url)
     return SlackDeps(
         settings=settings,
         pool=pool,
@@ -95,7 +96,8 @@ def build_app(deps: SlackDeps, *, listener_workers: int = 4,
     socket_mode = bool(settings.slack_app_token)
     app = App(
         client=deps.client,
-        signing_secret=settings.slack_signing_secret or "",
+        signing_secret=(settings.slack_signing_secret.get_secret_value()
+                        if settings.slack_signing_secret else ""),
         # Socket Mode requests arrive over an authenticated websocket, unsigned
         request_verification_enabled=not socket_mode,
         token_verification_enabled=token_verification,

@@ -49,7 +49,10 @@ class SlackService:
         from slack_bolt.adapter.socket_mode import SocketModeHandler
 
         self._start_work()
-        self._socket = SocketModeHandler(self.app, self.deps.settings.slack_app_token)
+        app_token = self.deps.settings.slack_app_token
+        if app_token is None:
+            raise RuntimeError("Socket Mode needs SLACK_APP_TOKEN (xapp-…); set it or use --http")
+        self._socket = SocketModeHandler(self.app, app_token.get_secret_value())
         log.info("slack_socket_mode_connecting", instance=self.deps.instance_id)
         self._socket.connect()
         # not SocketModeHandler.start(): it waits on an Event of its own that nothing sets,

@@ -21,14 +21,21 @@ MAX_TOKENS = 512
 OVERLAP_TOKENS = 100
 _CHARS_PER_TOKEN = 16
 
-_HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
+# The title's closing "#"s and spaces are stripped in code (``_heading``): a lazy title
+# before "[ \t]*#*[ \t]*$" rescans the rest of a line of spaces from each position.
+_HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.+)$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 _TABLE_ROW = re.compile(r"^\s*\|")
-_TABLE_SEP = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
+_TABLE_SEP = re.compile(r"^\s*+\|?\s*+:?-{2,}+:?\s*+(?:\|\s*+:?-{2,}+:?\s*+)*+\|?\s*+$")
 # A sentence ends at Chinese 。！？ (plus closing quotes), at . ! ? followed by whitespace,
 # or at a line break (list items, verse, addresses carry no punctuation).
+# A run of dots is stepped over whole ("(?>[.…]+|.)"): the end test gives the same answer
+# anywhere inside a run, and trying it at each dot made a line of dots quadratic. A dot run
+# ends a sentence only when spaces follow it, and a "!" or "?" ends one where it stands: a
+# mixed run ".!." no longer reads on to its end, which each sentence in it did once more.
 _SENTENCE = re.compile(
-    r".+?(?:[。！？!?]+[”’」』\"')）]*[ \t]*|[.!?…]+[”’\"')\]]*(?:[ \t]+|(?=\n)|$)|\n+|$)",
+    r".(?>[.…]+|.)*?(?:[。！？!?]++[”’」』\"')）]*+[ \t]*+|[.…]++[”’\"')\]]*+(?:[ \t]+|(?=\n)|$)"
+    r"|\n+|$)",
     re.S,
 )
 _CLAUSE = re.compile(r".+?(?:[，；、,;:：]+\s*|$)", re.S)
@@ -59,6 +66,16 @@ def _take_table(lines: list[str], i: int) -> tuple[str, int]:
     return "\n".join(x.strip() for x in lines[i:j]), j
 
 
+def _heading(line: str) -> tuple[int, str] | None:
+    """A Markdown heading's level and title, without the closing "#"s and spaces."""
+    match = _HEADING.match(line)
+    if match is None:
+        return None
+    title = match.group(2)
+    bare = title.rstrip(" \t").rstrip("#").rstrip(" \t")
+    return len(match.group(1)), title[:max(1, len(bare))]
+
+
 def parse_blocks(text: str, fmt: str = "markdown") -> list[Block]:
     """Split ``text`` into headed blocks. ``fmt`` other than markdown is plain paragraphs."""
     structured = fmt in ("markdown", "html", "docx")
@@ -74,15 +91,15 @@ def parse_blocks(text: str, fmt: str = "markdown") -> list[Block]:
     i = 0
     while i < len(lines):
         line = lines[i]
-        heading = _HEADING.match(line) if structured else None
+        heading = _heading(line) if structured else None
         fence = _FENCE.match(line) if structured else None
         is_table = structured and _TABLE_ROW.match(line)
         if heading or fence or is_table or not line.strip():
             add("prose", "\n".join(para).strip())
             para.clear()
         if heading:
-            level = len(heading.group(1))
-            headings = [h for h in headings if h[0] < level] + [(level, heading.group(2))]
+            level = heading[0]
+            headings = [h for h in headings if h[0] < level] + [heading]
             i += 1
         elif fence:
             body, i = _take_fence(lines, i, fence.group(1))

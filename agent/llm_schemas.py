@@ -37,7 +37,7 @@ MAX_NEXT_QUERIES = 2
 MAX_PASSAGE_CHARS = 1200
 MAX_PROMPT_CHARS = 12000  # about 3,000-4,000 tokens of passages per request
 MAX_OPTIONS = 3
-_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.I)
+_FENCE = re.compile(r"^```(?:json)?\s*|(?<!\s)\s*+```$", re.I)  # spaces read once
 # Reasoning models (Qwen3, DeepSeek-R1 served raw) think aloud before the JSON.
 _THINK = re.compile(r"<think>.*?</think>", re.S)
 
@@ -175,7 +175,7 @@ class GenerateReply(_Reply):
             return refusal
         sentences: list[Sentence] = []
         for s in self.sentences:
-            text = re.sub(r"\s*\[\d+\]", "", s.text).strip()
+            text = re.sub(r"(?<!\s)\s*+\[\d++\]", "", s.text).strip()
             if not s.cites or any(not 1 <= n <= len(passages) for n in s.cites):
                 raise ReplyError("sentence without a valid citation")
             if looks_like_instruction(text):

@@ -59,9 +59,9 @@ RELATION_CUES: dict[str, tuple[str, ...]] = {
     "part": ("part", "in", "range"),
 }
 
-_CAPS = re.compile(r"\b([A-Z][\w'&.-]*(?:\s+(?:of|the|and|de|du|da|la|von|van|der|&)?\s*"
-                   r"[A-Z0-9][\w'&.-]*)*)")
-_PAREN = re.compile(r"\s*\([^)]*\)\s*$")
+# Possessive runs, so a long gap of spaces is read once instead of split every way.
+_CAPS = re.compile(r"\b([A-Z][\w'&.-]*+(?:\s++(?:(?:of|the|and|de|du|da|la|von|van|der|&)\s*+)?"
+                   r"[A-Z0-9][\w'&.-]*+)*)")
 _LEADING = frozenset([
     "the", "a", "an", "in", "on", "at", "by", "of", "for", "to", "from", "with", "as", "he",
     "she", "it", "they", "his", "her", "its", "their", "this", "that", "these", "those",
@@ -93,8 +93,15 @@ def _words(text: str) -> list[str]:
 
 
 def title_core(title: str) -> str:
-    """The name a title stands for: "Hello Love (song)" -> "Hello Love"."""
-    return _PAREN.sub("", title).strip()
+    """The name a title stands for: "Hello Love (song)" -> "Hello Love".
+
+    Only a last parenthesis with no ")" inside is dropped. Found by position rather than by
+    a regex search, which rescans to the end from every "(" of a long run of them."""
+    body = title.rstrip()
+    if not body.endswith(")"):
+        return title.strip()
+    opening = body.find("(", body.rfind(")", 0, len(body) - 1) + 1, len(body) - 1)
+    return title.strip() if opening < 0 else body[:opening].strip()
 
 
 def _forms(name: str) -> list[list[str]]:

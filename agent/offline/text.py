@@ -37,7 +37,9 @@ _SENT_END = re.compile(r"(?<=[。！？!?；;])|(?<=[.])(?<!\b[A-Z]\.)"
                        r"(?<!\b(?:Mr|Dr|St|Jr|Sr|Ms|Mt|vs|Lt|Fr)\.)"
                        r"(?<!\b(?:Mrs|Hon|Rev|Gen|Col|Gov|Sen|Rep|Sgt)\.)"
                        r"(?<!\b(?:Prof|Capt)\.)\s+(?=[A-Z0-9\"'(\[])|\n+")
-_CITE = re.compile(r"\s*\[(\d+)\]")
+# Starts only where a run of spaces starts and never gives spaces back, so a long run of
+# spaces is read once rather than from each of its positions.
+_CITE = re.compile(r"(?<!\s)\s*+\[(\d++)\]")
 _WS = re.compile(r"\s+")
 _CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _RUN = re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+", re.UNICODE)

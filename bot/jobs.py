@@ -27,6 +27,8 @@ from psycopg_pool import ConnectionPool
 log = structlog.get_logger("ragbot.jobs")
 
 REINDEX_TASK = "ragbot.reindex_kb"
+PRUNE_TASK = "ragbot.prune_expired"
+PRUNE_CRON = "17 3 * * *"  # daily, at a quiet hour (UTC)
 QUEUE = "ragbot"
 _SCHEMA_LOCK = 0x7072_6F63  # advisory lock key: "proc"
 MAX_RESUMES = 2  # runs of one job cut short by a dying worker before it is marked failed
@@ -51,6 +53,8 @@ class JobDeps:
     reindex: ReindexFn
     notifier: Notifier
     progress_interval_s: float = 15.0
+    # deletes expired data (store.retention); None: no retention job in this worker
+    prune: Callable[[], Any] | None = None
 
 
 class AlreadyQueuedError(Exception):
@@ -213,7 +217,33 @@ def build_worker_app(database_url: str, deps: JobDeps) -> procrastinate.App:
         await app.job_manager.delete_old_jobs(nb_hours=24, queue=QUEUE)
         return await requeue_stalled(app)
 
+    if deps.prune is not None:
+        prune = deps.prune
+
+        @app.periodic(cron=PRUNE_CRON)
+        @app.task(name=PRUNE_TASK, queue=QUEUE, queueing_lock="prune_expired")
+        def prune_expired(timestamp: int) -> str:
+            report = prune()
+            log.info("retention_pruned", **_counts(report))
+            return describe_report(report)
+
     return app
+
+
+def _counts(report: Any) -> dict[str, Any]:
+    return dict(report.to_json()) if hasattr(report, "to_json") else {"report": str(report)}
+
+
+def store_prune(pool: ConnectionPool, days: int) -> Callable[[], Any]:
+    """The production prune: ``store.retention.prune_expired`` on ``pool``."""
+
+    def run() -> Any:
+        from store.retention import prune_expired
+
+        with pool.connection() as conn:
+            return prune_expired(conn, days=days)
+
+    return run
 
 
 async def requeue_stalled(app: procrastinate.App) -> int:

@@ -78,6 +78,11 @@ class Settings(BaseSettings):
     channel_kbs: Annotated[dict[str, str], NoDecode] = Field(
         default_factory=dict, validation_alias=_alias("RAGBOT_CHANNEL_KBS"))
 
+    # privacy: turns, traces, thread memory without a vote, dedup rows and archived
+    # document versions older than this are deleted (daily job, or `ragbot db prune`)
+    retention_days: int = Field(default=90, ge=1,
+                                validation_alias=_alias("RAGBOT_RETENTION_DAYS"))
+
     # logging
     log_level: str = Field(default="INFO", validation_alias=_alias("RAGBOT_LOG_LEVEL"))
     log_format: Literal["auto", "json", "console"] = Field(

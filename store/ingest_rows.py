@@ -17,6 +17,7 @@ import psycopg
 
 from store.embedding import Vectors
 from store.readers import Scope
+from store.retention import scrub_document_from_traces
 from store.tokenize import keyword_text
 from store.types import ChunkDraft, SourceDocument
 
@@ -74,10 +75,11 @@ def write_version(conn: psycopg.Connection[Any], kb_id: int, generation: int, *,
     ``inputs`` are the embedding inputs (title, heading path, text); the keyword index is
     built from the same text so both sides of hybrid search see the same words.
     """
+    acl = list(doc.acl)
     if previous_id is not None:
+        _scrub_if_restricted(conn, kb_id, previous_id, doc.doc_key, acl)
         archive(conn, [previous_id])
     changed = updated_at(doc)
-    acl = list(doc.acl)
     row = conn.execute(
         "INSERT INTO documents (kb_id, generation, doc_key, source, title, doc_type, "
         "content_hash, version, acl, metadata, updated_at) "
@@ -95,6 +97,15 @@ def write_version(conn: psycopg.Connection[Any], kb_id: int, generation: int, *,
         ])
 
 
+def _scrub_if_restricted(conn: psycopg.Connection[Any], kb_id: int, previous_id: int,
+                         doc_key: str, acl: list[str]) -> None:
+    """Someone who could read the previous version cannot read the new one: answers that
+    quoted it leave stored traces."""
+    row = conn.execute("SELECT acl FROM documents WHERE id = %s", [previous_id]).fetchone()
+    if row is not None and not set(row[0]) <= set(acl):
+        scrub_document_from_traces(conn, kb_id, [doc_key])
+
+
 def prune_scope(conn: psycopg.Connection[Any], kb_id: int, generation: int,
                 scope: Scope) -> int:
     """Archive latest documents of ``scope`` that this ingest did not see; return how many."""
@@ -107,10 +118,13 @@ def prune_scope(conn: psycopg.Connection[Any], kb_id: int, generation: int,
         args = [scope.path]
     with conn.transaction():
         rows = conn.execute(
-            f"SELECT id FROM documents WHERE kb_id = %s AND generation = %s AND is_latest "
+            f"SELECT id, doc_key FROM documents WHERE kb_id = %s AND generation = %s "
+            f"AND is_latest "
             f"AND {where} AND NOT (doc_key = ANY(%s)) FOR UPDATE",
             [kb_id, generation, *args, list(scope.seen)],
         ).fetchall()
         if rows:
             archive(conn, [r[0] for r in rows])
+            # deleted from the source: its text leaves stored traces too
+            scrub_document_from_traces(conn, kb_id, [r[1] for r in rows])
     return len(rows)

@@ -236,6 +236,11 @@ MIGRATIONS: list[str] = [
     SELECT channel, message_ts, user_id, vote, true, extract(epoch FROM updated_at)
       FROM feedback_votes;
     """,
+    # retention: when a thread's checkpoints were pruned, so its next turn can say that
+    # the earlier context is gone (see store/retention.py).
+    """
+    ALTER TABLE slack_threads ADD COLUMN context_expired_at timestamptz;
+    """,
 ]
 
 

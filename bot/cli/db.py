@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -18,6 +19,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         ("url", "print the database URL ragbot uses", _url),
     ):
         actions.add_parser(name, help=help_text).set_defaults(handler=handler)
+    prune = actions.add_parser(
+        "prune", help="delete data past RAGBOT_RETENTION_DAYS now (the worker does it daily)")
+    prune.add_argument("--days", type=int, default=None,
+                       help="retention in days for this run (default RAGBOT_RETENTION_DAYS)")
+    prune.set_defaults(handler=_prune)
 
 
 def _start(args: argparse.Namespace, ctx: AppContext) -> int:
@@ -40,6 +46,21 @@ def _stop(args: argparse.Namespace, ctx: AppContext) -> int:
         return 0
     stopped = stop_embedded(ctx.settings.home)
     print("embedded PostgreSQL stopped" if stopped else "embedded PostgreSQL was not running")
+    return 0
+
+
+def _prune(args: argparse.Namespace, ctx: AppContext) -> int:
+    from store.retention import prune_expired
+
+    days = ctx.settings.retention_days if args.days is None else args.days
+    if days < 1:
+        print("error: --days must be at least 1", file=sys.stderr)
+        return 2
+    with ctx.pool.connection() as conn:
+        report = prune_expired(conn, days=days)
+    print(f"pruned data older than {days} days:")
+    for name, count in report.to_json().items():
+        print(f"  {name.replace('_', ' ')}: {count}")
     return 0
 
 

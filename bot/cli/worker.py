@@ -34,7 +34,15 @@ class _LogNotifier:
 
 
 def handle(args: argparse.Namespace, ctx: AppContext) -> int:
-    from bot.jobs import QUEUE, JobDeps, JobQueue, build_worker_app, start_worker, store_reindex
+    from bot.jobs import (
+        QUEUE,
+        JobDeps,
+        JobQueue,
+        build_worker_app,
+        start_worker,
+        store_prune,
+        store_reindex,
+    )
 
     settings = ctx.settings
     notifier: Any = _LogNotifier()
@@ -50,7 +58,8 @@ def handle(args: argparse.Namespace, ctx: AppContext) -> int:
         # the model loads with the first job, not at start
         return store_reindex(ctx.pool, ctx.embedder)(kb, on_progress)
 
-    deps = JobDeps(reindex=reindex, notifier=notifier)
+    deps = JobDeps(reindex=reindex, notifier=notifier,
+                   prune=store_prune(ctx.pool, settings.retention_days))
     if args.once:
         build_worker_app(ctx.database_url, deps).run_worker(
             wait=False, install_signal_handlers=False, queues=[QUEUE])

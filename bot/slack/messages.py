@@ -59,6 +59,11 @@ TRUNCATED = {
     "en": "Your message was longer than {limit} characters; I only read the first {limit}.",
 }
 
+CONTEXT_EXPIRED = {
+    "zh": "这个对话较早的内容已过保留期限被删除；我把这条消息当作新问题来回答。",
+    "en": "This conversation's earlier context has expired; answering as a new question.",
+}
+
 CLARIFY_HINT = {
     "zh": "点选一个选项，或直接在话题里回复。",
     "en": "Pick an option, or reply in this thread.",

@@ -20,7 +20,7 @@ from bot.slack import blocks
 from bot.slack import messages as m
 from bot.slack.status import LiveStatus
 from bot.slack.translate import MAX_QUESTION_CHARS, ConversationKind, principals
-from store import slack_state
+from store import retention, slack_state
 from store.slack_state import Turn, TurnDraft, TurnKind
 from store.tokenize import is_chinese
 
@@ -119,6 +119,8 @@ class TurnRunner:
                 def on_stage(event: StageEvent) -> None:
                     status.stage(event.message)
 
+                with self.deps.pool.connection() as conn:
+                    expired = retention.take_expired_note(conn, turn.channel, turn.thread_ts)
                 pending = agent.pending_clarification(turn.thread_key)
                 if turn.kind == "resume" and pending is None:
                     self._finish(turn, status, [blocks.notice_message(
@@ -129,7 +131,8 @@ class TurnRunner:
                     result = agent.resume(q, turn.text, on_stage=on_stage)
                 else:
                     result = agent.ask(q, on_stage=on_stage)
-                msgs = render(result, truncated=turn.truncated, kind=kind)
+                msgs = render(result, truncated=turn.truncated, kind=kind,
+                              context_expired=expired)
                 self._finish(turn, status, msgs, result.trace_id or trace_id)
                 log.info("slack_answered", route=result.route, refused=result.refused,
                          rounds=result.rounds, citations=len(result.citations),
@@ -179,11 +182,14 @@ class TurnRunner:
             log.debug("assistant_status_skipped", error=type(exc).__name__)
 
 
-def render(result: AnswerResult, *, truncated: bool,
-           kind: ConversationKind) -> list[blocks.Message]:
-    """The messages that show ``result`` (pure)."""
+def render(result: AnswerResult, *, truncated: bool, kind: ConversationKind,
+           context_expired: bool = False) -> list[blocks.Message]:
+    """The messages that show ``result`` (pure); ``context_expired``: the thread's earlier
+    turns were deleted by retention, so this answer did not see them."""
     lang = result.language if result.language in ("zh", "en") else lang_of(result.text)
     notes = [m.pick(m.TRUNCATED, lang, limit=f"{MAX_QUESTION_CHARS:,}")] if truncated else []
+    if context_expired:
+        notes.append(m.pick(m.CONTEXT_EXPIRED, lang))
     if result.clarification is not None:
         c = result.clarification
         return [blocks.clarify_message(c.question, c.options, lang=lang)]

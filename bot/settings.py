@@ -74,6 +74,10 @@ class Settings(BaseSettings):
     # holds its own embedder and agent, about 0.7 GB
     slack_workers: int = Field(default_factory=_default_workers, ge=1,
                                validation_alias=_alias("RAGBOT_SLACK_WORKERS"))
+    # hosts whose http(s) URLs are shown as source links ("wiki.example.com,docs.example.com");
+    # empty: any https URL. Other sources show their title only, never a path.
+    link_hosts: Annotated[list[str], NoDecode] = Field(
+        default_factory=list, validation_alias=_alias("RAGBOT_LINK_HOSTS"))
     # "C0123=hr,C0456=eng": answers in those channels come from those KBs
     channel_kbs: Annotated[dict[str, str], NoDecode] = Field(
         default_factory=dict, validation_alias=_alias("RAGBOT_CHANNEL_KBS"))
@@ -93,9 +97,9 @@ class Settings(BaseSettings):
     def _expand_home(cls, value: Path) -> Path:
         return value.expanduser()
 
-    @field_validator("admins", mode="before")
+    @field_validator("admins", "link_hosts", mode="before")
     @classmethod
-    def _split_admins(cls, value: object) -> object:
+    def _split_list(cls, value: object) -> object:
         if isinstance(value, str):
             return [v.strip() for v in value.split(",") if v.strip()]
         return value

@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
+from urllib.parse import urlsplit
 
 from bot.slack import messages as m
 
@@ -88,13 +89,28 @@ def _context(text: str) -> Block:
     return {"type": "context", "elements": [_mrkdwn(text[:SECTION_LIMIT])]}
 
 
-def citation_line(c: CitationLike) -> str:
-    """``[n] <url|title>`` for web sources, ``[n] title — `path``` otherwise."""
-    title = escape(c.title.strip() or c.source).replace("|", "¦")
-    if _URL.match(c.source):
-        return f"[{c.n}] <{c.source}|{title}>"
-    path = escape(c.source).replace("`", "'")
-    return f"[{c.n}] {title} — `{path}`" if path and path != title else f"[{c.n}] {title}"
+def source_link(source: str, link_hosts: Sequence[str] = ()) -> str | None:
+    """``source`` when it may be shown as a link: an https URL (any host) when
+    ``link_hosts`` is empty, else an http(s) URL whose host is one of ``link_hosts``.
+    None for anything else, a server file path above all (it tells readers where the
+    bot's files live)."""
+    if not _URL.match(source):
+        return None
+    parts = urlsplit(source)
+    host = (parts.hostname or "").lower()
+    if not host or parts.username or parts.password:
+        return None
+    if not link_hosts:
+        return source if parts.scheme == "https" else None
+    return source if host in {h.lower() for h in link_hosts} else None
+
+
+def citation_line(c: CitationLike, link_hosts: Sequence[str] = ()) -> str:
+    """``[n] <url|title>`` for a source that may be linked (``source_link``), else
+    ``[n] title``: the document's title only, never its path."""
+    title = escape(c.title.strip() or "untitled").replace("|", "¦")
+    url = source_link(c.source, link_hosts)
+    return f"[{c.n}] <{url}|{title}>" if url else f"[{c.n}] {title}"
 
 
 def pack(blocks: Sequence[Block], fallback: str,
@@ -110,15 +126,16 @@ def pack(blocks: Sequence[Block], fallback: str,
 
 def answer_messages(text: str, citations: Iterable[CitationLike], *, lang: str,
                     notes: Sequence[str] = (), block_limit: int = BLOCKS_LIMIT,
-                    section_limit: int = SECTION_LIMIT) -> list[Message]:
-    """An answer with numbered sources, split within Slack's limits.
+                    section_limit: int = SECTION_LIMIT,
+                    link_hosts: Sequence[str] = ()) -> list[Message]:
+    """An answer with numbered sources (``citation_line``), split within Slack's limits.
 
     ``text`` and citation titles are raw document-derived text and get escaped here;
     ``notes`` are the surface's own words (already safe) shown as context lines.
     """
     body = escape(text)
     blocks: list[Block] = [_section(piece) for piece in split_text(body, section_limit)]
-    lines = [citation_line(c) for c in sorted(citations, key=lambda c: c.n)]
+    lines = [citation_line(c, link_hosts) for c in sorted(citations, key=lambda c: c.n)]
     if lines:
         blocks.append({"type": "divider"})
         sources = f"*{m.pick(m.SOURCES, lang)}*\n" + "\n".join(lines)

@@ -159,7 +159,7 @@ class LiveStatus:
             msg = status_message(line)
             try:
                 self._client.chat_update(channel=self.channel, ts=self.ts, text=msg.text,
-                                         blocks=msg.blocks)
+                                         blocks=msg.blocks, parse="none")
                 self.updates += 1
             except SlackApiError as exc:  # a lost stage line is harmless; keep answering
                 log.warning("status_update_failed", error=exc.response.get("error"))
@@ -179,7 +179,8 @@ class LiveStatus:
                 if i == 0 and self.ts is not None:
                     try:
                         self._client.chat_update(channel=self.channel, ts=self.ts,
-                                                 text=msg.text, blocks=msg.blocks)
+                                                 text=msg.text, blocks=msg.blocks,
+                                                 parse="none")
                         out.append(self.ts)
                         continue
                     except SlackApiError as exc:  # status deleted by someone: post anew

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -30,6 +31,9 @@ if TYPE_CHECKING:
     from bot.slack.translate import Incoming
 
 log = structlog.get_logger("ragbot.slack.turns")
+
+# Waits between tries to journal a failed turn while the database is away (about 15 s).
+FAIL_RETRY_DELAYS_S = (0.2, 0.5, 1.0, 2.0, 4.0, 8.0)
 
 
 def new_trace_id() -> str:
@@ -132,7 +136,8 @@ class TurnRunner:
                 else:
                     result = agent.ask(q, on_stage=on_stage)
                 msgs = render(result, truncated=turn.truncated, kind=kind,
-                              context_expired=expired)
+                              context_expired=expired,
+                              link_hosts=self.deps.settings.link_hosts)
                 self._finish(turn, status, msgs, result.trace_id or trace_id)
                 log.info("slack_answered", route=result.route, refused=result.refused,
                          rounds=result.rounds, citations=len(result.citations),
@@ -144,10 +149,26 @@ class TurnRunner:
                 apology = blocks.notice_message(m.pick(m.APOLOGY, lang, trace_id=trace_id))
                 try:
                     self._finish(turn, status, [apology], trace_id, state="failed")
-                except Exception:  # Slack itself is down: the journal keeps the failure
+                except Exception:  # Slack or the database is down: the journal keeps it
                     log.exception("slack_apology_failed")
-                    with self.deps.pool.connection() as conn:
-                        slack_state.finish_turn(conn, turn.id, "failed", trace_id)
+                    self._mark_failed(turn, trace_id)
+
+    def _mark_failed(self, turn: Turn, trace_id: str) -> None:
+        """Journal the turn as failed, retrying a database that is briefly away (a
+        failover, a restart): a turn left 'running' by a live owner is never taken over,
+        so it would stay open for good."""
+        for delay_s in (*FAIL_RETRY_DELAYS_S, None):
+            try:
+                with self.deps.pool.connection() as conn:
+                    slack_state.finish_turn(conn, turn.id, "failed", trace_id)
+            except Exception:
+                if delay_s is None:
+                    log.exception("turn_mark_failed_gave_up", turn_id=turn.id)
+                    return
+                log.warning("turn_mark_failed_retry", delay_s=delay_s, exc_info=True)
+                time.sleep(delay_s)
+            else:
+                return
 
     def _finish(self, turn: Turn, status: LiveStatus, msgs: list[blocks.Message],
                 trace_id: str, *, state: slack_state.TurnState = "done",
@@ -183,7 +204,8 @@ class TurnRunner:
 
 
 def render(result: AnswerResult, *, truncated: bool, kind: ConversationKind,
-           context_expired: bool = False) -> list[blocks.Message]:
+           context_expired: bool = False,
+           link_hosts: Sequence[str] = ()) -> list[blocks.Message]:
     """The messages that show ``result`` (pure); ``context_expired``: the thread's earlier
     turns were deleted by retention, so this answer did not see them."""
     lang = result.language if result.language in ("zh", "en") else lang_of(result.text)
@@ -195,4 +217,5 @@ def render(result: AnswerResult, *, truncated: bool, kind: ConversationKind,
         return [blocks.clarify_message(c.question, c.options, lang=lang)]
     if result.refused and result.restricted_hidden:
         return [blocks.notice_message(m.pick(m.RESTRICTED, lang), notes)]
-    return blocks.answer_messages(result.text, result.citations, lang=lang, notes=notes)
+    return blocks.answer_messages(result.text, result.citations, lang=lang, notes=notes,
+                                  link_hosts=link_hosts)

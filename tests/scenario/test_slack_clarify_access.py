@@ -62,7 +62,7 @@ def test_vague_question_gets_buttons_and_a_click_resumes_the_run(bot: Bot) -> No
     _click(bot, PUBLIC, clarify, choice)  # a double click resumes once
     answer = _shown(bot, PUBLIC, f"{clarify['ts']}:clarify")
     # the interrupted run went on: "the report" + the choice found the one report
-    assert "returns-report-2026-q3.md" in block_text(answer)
+    assert "2026 Q3 Returns Report" in block_text(answer)
     assert bot.agent.pending_clarification(f"slack:T0001:{PUBLIC}:{ask['ts']}") is None
     after = bot.fake.message(PUBLIC, clarify["ts"]) or {}
     assert not _buttons(after)  # the buttons are gone, the choice is shown
@@ -76,7 +76,7 @@ def test_vague_question_resumed_by_a_free_text_reply(bot: Bot) -> None:
     assert _buttons(_shown(bot, PUBLIC, ask["ts"]))
     reply = bot.sender.message(PUBLIC, "returns", thread_ts=ask["ts"])
     bot.sender.event(reply)
-    assert "returns-report-2026-q3.md" in block_text(_shown(bot, PUBLIC, reply["ts"]))
+    assert "2026 Q3 Returns Report" in block_text(_shown(bot, PUBLIC, reply["ts"]))
     assert bot.agent.pending_clarification(f"slack:T0001:{PUBLIC}:{ask['ts']}") is None
 
 
@@ -97,7 +97,7 @@ def test_public_channel_gets_a_clear_message_when_only_restricted_docs_answer(bo
 def test_private_channel_with_access_gets_the_restricted_answer(bot: Bot) -> None:
     shown = _ask(bot, PRIVATE, SALARY)
     assert "6.5" in shown
-    assert "salary-adjustment-2027.md" in shown
+    assert "2027年度调薪方案（草案）" in shown
 
 
 def test_dm_of_the_allowed_user_gets_the_restricted_answer(bot: Bot) -> None:

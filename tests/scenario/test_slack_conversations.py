@@ -33,8 +33,8 @@ def test_mention_in_channel_is_answered_in_its_thread_with_citations(bot: Bot) -
     assert posts[0].body["unfurl_links"] is False
     assert posts[0].body["unfurl_media"] is False
     assert "Drift" in answer
-    assert "[1] 2026 Q3 Returns Report" in answer  # numbered source with title and path
-    assert "returns-report-2026-q3.md" in answer
+    assert "[1] 2026 Q3 Returns Report" in answer  # numbered source with its title
+    assert "returns-report-2026-q3.md" not in answer  # never a server file path
     assert not bot.fake.calls("conversations.replies")  # memory is the checkpoint
 
 
@@ -44,7 +44,7 @@ def test_dm_is_answered_in_the_dms_thread_with_assistant_status(bot: Bot) -> Non
     bot.sender.event(event)
     answer = _answer(bot, DM_ADMIN, event["ts"])
     assert bot.fake.ok_calls("chat.postMessage")[0].body["thread_ts"] == event["ts"]
-    assert "deploy-procedure.md" in answer
+    assert "Production Deploy Procedure" in answer
     statuses = [c.body for c in bot.fake.calls("assistant.threads.setStatus")]
     assert statuses[0]["thread_ts"] == event["ts"]
     assert statuses[0]["status"]
@@ -54,13 +54,13 @@ def test_dm_is_answered_in_the_dms_thread_with_assistant_status(bot: Bot) -> Non
 def test_reply_in_answered_thread_is_a_follow_up_without_mention(bot: Bot) -> None:
     first = bot.sender.mention(PUBLIC, "<@UBOT> Redis内存满了怎么办")
     bot.sender.event(first)
-    assert "redis-memory-runbook.md" in _answer(bot, PUBLIC, first["ts"])
+    assert "] Redis内存满了怎么办" in _answer(bot, PUBLIC, first["ts"])  # cited by title
 
     reply = bot.sender.message(PUBLIC, "如果用了持久化还不行呢", thread_ts=first["ts"])
     bot.sender.event(reply)
     answer = _answer(bot, PUBLIC, reply["ts"])
     # the follow-up alone names no system: only the earlier turn makes it about Redis
-    assert "redis-memory-runbook.md" in answer
+    assert "] Redis内存满了怎么办" in answer
     posts = bot.fake.ok_calls("chat.postMessage")
     assert [p.body["thread_ts"] for p in posts] == [first["ts"], first["ts"]]
 

@@ -106,7 +106,7 @@ def test_mention_over_socket_mode_is_acked_and_answered_in_its_thread(
     assert status  # the "working on it" text, later replaced by the answer
     assert status != answer
     assert "Drift" in answer
-    assert "returns-report-2026-q3.md" in answer
+    assert "2026 Q3 Returns Report" in answer
 
 
 def test_redelivered_envelope_with_the_same_event_id_is_answered_once(

@@ -37,17 +37,33 @@ def test_answer_text_and_titles_from_documents_are_escaped_and_verbatim() -> Non
     assert "<" not in msg.text
 
 
-def test_citations_are_numbered_with_link_for_urls_and_path_otherwise() -> None:
+def test_citations_show_the_title_and_link_only_https_urls_never_a_path() -> None:
     (msg,) = blocks.answer_messages("x", [Cite(2, "Wiki", "https://wiki.example/p"),
-                                          Cite(1, "Runbook", "docs/run`book.md")], lang="en")
+                                          Cite(1, "Runbook", "/srv/kb/ops/run`book.md"),
+                                          Cite(3, "Intranet", "http://intranet.example/a")],
+                                    lang="en")
     sources = _texts(msg)[-1]
-    assert sources.splitlines()[1:] == ["[1] Runbook — `docs/run'book.md`",
-                                        "[2] <https://wiki.example/p|Wiki>"]
+    assert sources.splitlines()[1:] == ["[1] Runbook", "[2] <https://wiki.example/p|Wiki>",
+                                        "[3] Intranet"]
+    assert "/srv/kb" not in "\n".join(_texts(msg))
+
+
+def test_link_hosts_allow_only_their_hosts() -> None:
+    hosts = ["wiki.example.com", "intranet.example"]
+    assert blocks.source_link("https://wiki.example.com/p/1", hosts) == \
+        "https://wiki.example.com/p/1"
+    assert blocks.source_link("http://intranet.example/a", hosts) == "http://intranet.example/a"
+    assert blocks.source_link("https://evil.example/wiki.example.com", hosts) is None
+    assert blocks.source_link("https://user:pw@wiki.example.com/", hosts) is None
+    assert blocks.source_link("file:///etc/passwd", hosts) is None
+    line = blocks.citation_line(Cite(1, "Other", "https://other.example/x"), hosts)
+    assert line == "[1] Other"
 
 
 def test_non_http_source_is_never_turned_into_a_link() -> None:
     line = blocks.citation_line(Cite(1, "t", "javascript:alert(1)"))
     assert "<" not in line
+    assert "javascript" not in line
 
 
 def test_long_answer_is_split_into_sections_of_at_most_3000_chars() -> None:

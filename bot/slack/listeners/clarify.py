@@ -46,7 +46,7 @@ def register(app: App, deps: SlackDeps) -> None:
                                        lang=lang_of(option))
         try:
             deps.client.chat_update(channel=channel, ts=message_ts, text=chosen.text,
-                                    blocks=chosen.blocks)
+                                    blocks=chosen.blocks, parse="none")
         except Exception:  # the buttons stay; the resume still runs
             log.exception("clarify_message_update_failed")
         runner.start(turn)

@@ -18,11 +18,12 @@ from dataclasses import asdict, dataclass, field, is_dataclass
 from typing import Any, Protocol
 
 import procrastinate
-import psycopg
 import structlog
 from procrastinate.exceptions import AlreadyEnqueued
 from procrastinate.jobs import Status
 from psycopg_pool import ConnectionPool
+
+from bot.job_schema import ensure_schema
 
 log = structlog.get_logger("ragbot.jobs")
 
@@ -30,7 +31,6 @@ REINDEX_TASK = "ragbot.reindex_kb"
 PRUNE_TASK = "ragbot.prune_expired"
 PRUNE_CRON = "17 3 * * *"  # daily, at a quiet hour (UTC)
 QUEUE = "ragbot"
-_SCHEMA_LOCK = 0x7072_6F63  # advisory lock key: "proc"
 MAX_RESUMES = 2  # runs of one job cut short by a dying worker before it is marked failed
 
 
@@ -62,23 +62,6 @@ class AlreadyQueuedError(Exception):
 
 
 # ---------------------------------------------------------------- schema and deferring
-
-def ensure_schema(conn: psycopg.Connection) -> bool:
-    """Create procrastinate's tables unless present; safe to call from many processes.
-
-    Returns whether the schema was applied now. ``conn`` must be autocommit.
-    """
-    schema = procrastinate.App(connector=procrastinate.SyncPsycopgConnector()
-                               ).schema_manager.get_schema()
-    with conn.transaction():
-        conn.execute("SELECT pg_advisory_xact_lock(%s)", [_SCHEMA_LOCK])
-        row = conn.execute("SELECT to_regclass('procrastinate_jobs') IS NOT NULL").fetchone()
-        if row and row[0]:
-            return False
-        conn.execute(schema)  # procrastinate's own fixed SQL
-    log.info("job_schema_applied")
-    return True
-
 
 class JobQueue:
     """Defers jobs and answers questions about them, from synchronous code."""

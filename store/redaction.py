@@ -26,19 +26,23 @@ SECRET_KEYS = frozenset({
 })
 
 _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
-    # Slack bot/user/app/config tokens (xoxb-, xoxp-, xoxa-, xoxe.xoxp-, xapp-…).
-    (re.compile(r"\b(xox[a-z](?:\.xox[a-z])?|xapp)-[0-9A-Za-z-]+"), r"\1-" + MASK),
-    # Authorization headers: "Bearer <token>", "Basic <base64>" (Slack, Teams, OpenAI).
-    (re.compile(r"\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+", re.IGNORECASE), r"\1 " + MASK),
-    # OpenAI-style API keys (sk-…, sk-proj-…, sk-ant-…).
-    (re.compile(r"\bsk-[A-Za-z0-9_-]{8,}"), "sk-" + MASK),
     # key=value / "key": "value" pairs with a secret key (api_key=…, password=… in a
-    # libpq conninfo, "token": "…" in JSON).
+    # libpq conninfo, "token": "…" in JSON); first, so the whole value goes at once.
     (re.compile(
         r"\b(api[_-]?key|access[_-]?token|refresh[_-]?token|client[_-]?secret|"
         r"signing[_-]?secret|token|password|passwd|secret)"
         r"""(["']?\s*[:=]\s*["']?)(?!\[REDACTED\])[^\s"'&,;}\]]+""",
         re.IGNORECASE), r"\1\2" + MASK),
+    # Slack bot/user/app/config tokens (xoxb-, xoxp-, xoxa-, xoxe.xoxp-, xapp-…).
+    (re.compile(r"\b(xox[a-z](?:\.xox[a-z])?|xapp)-[0-9A-Za-z-]+"), r"\1-" + MASK),
+    # Authorization headers ("Authorization: Bearer <token>", "Basic <base64>") and a
+    # bearer token on its own (Teams/Azure JWTs, OpenAI): a capitalised "Bearer" and a
+    # long token, so prose ("the basic steps") is left alone.
+    (re.compile(r"""(authorization["']?\s*[:=]\s*["']?(?:bearer|basic|token)?\s*)"""
+                r"[A-Za-z0-9._~+/=-]+", re.IGNORECASE), r"\1" + MASK),
+    (re.compile(r"\bBearer\s+(?!\[REDACTED\])[A-Za-z0-9._~+/=-]{16,}"), "Bearer " + MASK),
+    # OpenAI-style API keys (sk-…, sk-proj-…, sk-ant-…).
+    (re.compile(r"\bsk-[A-Za-z0-9_-]{8,}"), "sk-" + MASK),
     # The password in a URL: scheme://user:password@host.
     (re.compile(r"://([^:/?#@\s]*):[^@\s/?#]+@"), r"://\1:" + MASK + "@"),
 )

@@ -15,6 +15,8 @@ from store.redaction import MASK, redact_event, redact_text, redact_value
     ("rotated xoxe.xoxp-1-Mi0xLTE4-refresh", "1-Mi0xLTE4-refresh"),
     ("Authorization: Bearer eyJhbGciOi.teams-jwt.Sig_9", "eyJhbGciOi.teams-jwt.Sig_9"),
     ("authorization: basic dXNlcjpodW50ZXIy", "dXNlcjpodW50ZXIy"),
+    ("{'Authorization': 'xoxb-raw-in-header-77'}", "raw-in-header-77"),
+    ("retrying with Bearer eyJ0eXAiOiJKV1QiLCJhbGciOi.payload.sig", "eyJ0eXAiOiJKV1Qi"),
     ("openai key sk-proj-Zq81LmNoPq_rs-77", "Zq81LmNoPq_rs-77"),
     ("calling with api_key=gw-77e1c0ffee&model=x", "gw-77e1c0ffee"),
     ('{"api_key": "lime-parrot-1138"}', "lime-parrot-1138"),
@@ -28,8 +30,14 @@ def test_each_secret_shape_is_masked(text: str, secret: str) -> None:
     assert MASK in out
 
 
+def test_a_token_under_a_secret_key_is_masked_once() -> None:
+    assert redact_text("token=xoxp-99-88-SeCr3t") == f"token={MASK}"
+    assert redact_text('"api_key": "sk-abcdefghijk12"') == f'"api_key": "{MASK}"'
+
+
 def test_ordinary_text_is_left_alone() -> None:
-    text = ("turn answered in 812 ms with 3 sources; tokens: 412; "
+    text = ("What is the basic deploy procedure? Bearer of bad news, Basic Income report; "
+            "turn answered in 812 ms with 3 sources; tokens: 412; "
             "see https://wiki.example.com/runbooks/redis and postgresql://db.internal/ragbot")
     assert redact_text(text) == text
 

@@ -26,6 +26,7 @@ from store.embedding import Embedder
 from store.errors import StoreError
 from store.ingest import IngestReport, ingest_paths
 from store.kb import KnowledgeBase, get_kb, kb_write_lock
+from store.retention import scrub_document_from_traces
 
 log = structlog.get_logger("ragbot.reindex")
 
@@ -273,6 +274,14 @@ def _drop_inactive(conn: psycopg.Connection[Any], kb_id: int) -> int:
     with conn.transaction():
         conn.execute("UPDATE generations SET state = 'failed', finished_at = now() "
                      "WHERE kb_id = %s AND state = 'building'", [kb_id])
+        # documents the new generation no longer has were deleted at their source
+        gone = [r[0] for r in conn.execute(
+            "SELECT DISTINCT doc_key FROM documents d WHERE kb_id = %(kb)s AND is_latest "
+            "AND generation <> (SELECT active_generation FROM knowledge_bases WHERE id = %(kb)s)"
+            " AND NOT EXISTS (SELECT 1 FROM documents a WHERE a.kb_id = %(kb)s AND a.is_latest"
+            " AND a.doc_key = d.doc_key AND a.generation = (SELECT active_generation FROM "
+            "knowledge_bases WHERE id = %(kb)s))", {"kb": kb_id}).fetchall()]
+        scrub_document_from_traces(conn, kb_id, gone)
         return _delete_rows(
             conn, "generation <> (SELECT active_generation FROM knowledge_bases WHERE id = %s)",
             [kb_id, kb_id])

@@ -177,3 +177,30 @@ def test_restricting_or_deleting_a_document_removes_its_text_from_traces(
         canteen_trace = get_trace(conn, "t-canteen")
     assert canteen_trace is not None
     assert canteen_trace["answer"] == SCRUBBED
+
+
+@pytest.mark.model
+def test_reindex_after_a_source_file_is_deleted_scrubs_traces_that_cited_it(
+        pool: ConnectionPool, embedder: Any, tmp_path: Path) -> None:
+    from store.ingest import ingest_paths
+    from store.reindex import reindex
+
+    docs = tmp_path / "wiki"
+    docs.mkdir()
+    (docs / "vpn.md").write_text("# VPN\n\nThe VPN gateway is vpn-gw.corp.example.\n", "utf-8")
+    (docs / "wifi.md").write_text("# Wi-Fi\n\nThe guest network is Corp-Guest.\n", "utf-8")
+    ingest_paths(pool, "it", [docs], embedder=embedder)
+    with pool.connection() as conn:
+        keys = dict(conn.execute("SELECT title, doc_key FROM documents").fetchall())
+        for tid, title in (("t-vpn", "VPN"), ("t-wifi", "Wi-Fi")):
+            save_trace(conn, {"trace_id": tid, "thread_id": "x", "kb": "it", "question": "q",
+                              "answer": f"from {title}",
+                              "citations": [{"n": 1, "doc_id": keys[title], "title": title}]})
+    (docs / "vpn.md").unlink()
+    reindex(pool, "it", embedder=embedder)
+    with pool.connection() as conn:
+        vpn, wifi = get_trace(conn, "t-vpn"), get_trace(conn, "t-wifi")
+    assert vpn is not None
+    assert wifi is not None
+    assert vpn["answer"] == SCRUBBED
+    assert wifi["answer"] == "from Wi-Fi"

@@ -48,6 +48,8 @@ class Settings(BaseSettings):
     reranker_path: str | None = Field(default=None,
                                       validation_alias=_alias("RAGBOT_RERANKER_PATH"))
     max_file_mb: float = Field(default=20.0, validation_alias=_alias("RAGBOT_MAX_FILE_MB"))
+    # a PDF with more pages is refused before any page is read (each page costs parse time)
+    max_pdf_pages: int = Field(default=2000, ge=1, validation_alias=_alias("RAGBOT_MAX_PDF_PAGES"))
     default_kb: str = Field(default="default", validation_alias=_alias("RAGBOT_KB"))
 
     # agent

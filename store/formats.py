@@ -10,6 +10,14 @@ import io
 import re
 from typing import Any
 
+from store.limits import (
+    DEFAULT_MAX_PDF_PAGES,
+    check_html_depth,
+    check_html_size,
+    check_pdf_pages,
+    check_zip,
+)
+
 _SPACES = re.compile(r"[ \t\r\f\v]+")
 
 
@@ -38,10 +46,12 @@ _STRUCTURE = ["h1", "h2", "h3", "h4", "h5", "h6", "table", "pre", "ul", "ol", "p
 
 
 def read_html(markup: str) -> tuple[str | None, str]:
-    """Title and Markdown-like text of an HTML page."""
+    """Title and Markdown-like text of an HTML page; InputLimitError for a hostile one."""
     from bs4 import BeautifulSoup
 
+    check_html_size(markup)
     soup = BeautifulSoup(markup, "html.parser")
+    check_html_depth(soup)  # the walk below recurses once per level
     title_tag = soup.find("title")
     title = title_tag.get_text(" ", strip=True) if title_tag else None
     if title_tag:
@@ -119,13 +129,17 @@ def _html_blocks(node: Any, out: list[str]) -> None:
 # ---------------------------------------------------------------- PDF
 
 
-def read_pdf(data: bytes) -> tuple[str | None, str]:
-    """Title (document info) and text of a PDF, pages separated by blank lines."""
+def read_pdf(data: bytes, max_pages: int = DEFAULT_MAX_PDF_PAGES) -> tuple[str | None, str]:
+    """Title (document info) and text of a PDF, pages separated by blank lines.
+
+    A PDF over ``max_pages`` raises InputLimitError before any page's text is extracted.
+    """
     from pypdf import PdfReader
 
     reader = PdfReader(io.BytesIO(data))
     if reader.is_encrypted:
         raise ValueError("the PDF is encrypted; save an unencrypted copy")
+    check_pdf_pages(len(reader.pages), max_pages)
     pages = [(page.extract_text() or "").strip() for page in reader.pages]
     title = None
     if reader.metadata is not None and reader.metadata.title:
@@ -137,11 +151,16 @@ def read_pdf(data: bytes) -> tuple[str | None, str]:
 
 
 def read_docx(data: bytes) -> tuple[str | None, str]:
-    """Title and Markdown-like text of a .docx: headings by style, tables as pipe tables."""
+    """Title and Markdown-like text of a .docx: headings by style, tables as pipe tables.
+
+    The zip directory is checked first (InputLimitError for a zip bomb): python-docx
+    unpacks every part into memory.
+    """
     import docx
     from docx.table import Table
     from docx.text.paragraph import Paragraph
 
+    check_zip(data, "DOCX")
     document = docx.Document(io.BytesIO(data))
     title = (document.core_properties.title or "").strip() or None
     blocks: list[str] = []

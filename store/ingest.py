@@ -30,6 +30,7 @@ from store.chunking import chunk_text, embedding_input
 from store.embedding import Embedder, Vectors
 from store.errors import ModelMismatchError, StoreError
 from store.kb import KnowledgeBase, get_kb, get_or_create_kb, kb_write_lock, record_source
+from store.limits import DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_PDF_PAGES, ReadLimits
 from store.readers import ReadFailure, Scope
 from store.types import ChunkDraft, SourceDocument
 
@@ -51,6 +52,7 @@ class IngestReport:
     seconds: float = 0.0
     errors: list[str] = field(default_factory=list)
     embed_seconds: float = 0.0  # of ``seconds``, spent inside the embedder
+    unreadable: list[str] = field(default_factory=list)  # doc_keys whose file did not read
 
     def summary(self) -> str:
         return (f"{self.new} new, {self.updated} updated, {self.unchanged} unchanged, "
@@ -219,6 +221,8 @@ def _process(run: _Run, items: Iterable[SourceDocument | ReadFailure]) -> None:
     for item in items:
         if isinstance(item, ReadFailure):
             _fail(run, item.message())
+            if item.doc_key is not None:
+                run.report.unreadable.append(item.doc_key)
             continue
         if not _valid(run, item):
             continue
@@ -293,7 +297,8 @@ def _execute(pool: ConnectionPool[Any], kb_name: str,
 def ingest_paths(pool: ConnectionPool[Any], kb_name: str, paths: Sequence[str | Path], *,
                  embedder: Embedder, doc_type: str | None = None,
                  acl: Sequence[str] | None = None, prune: bool = False,
-                 max_file_bytes: int = 20 * 1024 * 1024, generation: int | None = None,
+                 max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+                 max_pdf_pages: int = DEFAULT_MAX_PDF_PAGES, generation: int | None = None,
                  record_sources: bool = True, progress: bool = False,
                  on_progress: Callable[[int, int], None] | None = None) -> IngestReport:
     """Ingest files, folders (recursively) and ``.jsonl`` corpora into KB ``kb_name``.
@@ -302,7 +307,9 @@ def ingest_paths(pool: ConnectionPool[Any], kb_name: str, paths: Sequence[str | 
     corpus metadata). ``generation=None`` writes the KB's active generation; a reindex passes
     the generation it is building (and holds the KB write lock itself). ``prune`` archives
     documents whose file vanished from an ingested folder or whose id vanished from an
-    ingested corpus. ``progress`` is accepted for symmetry with the CLI, which draws the bar
+    ingested corpus. ``max_file_bytes`` and ``max_pdf_pages`` (with the constants in
+    ``store.limits``) bound what one file may cost; a file over a limit is that file's
+    failure. ``progress`` is accepted for symmetry with the CLI, which draws the bar
     through ``on_progress``.
     """
     del progress
@@ -316,7 +323,7 @@ def ingest_paths(pool: ConnectionPool[Any], kb_name: str, paths: Sequence[str | 
     return _execute(
         pool, kb_name,
         lambda: readers.read_plan(the_plan, doc_type=doc_type, acl=acl,
-                                  max_bytes=max_file_bytes),
+                                  limits=ReadLimits(max_file_bytes, max_pdf_pages)),
         embedder=embedder, generation=generation, total=the_plan.total,
         scopes=the_plan.scopes if prune else (), sources=sources, on_progress=on_progress)
 

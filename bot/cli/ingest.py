@@ -17,7 +17,9 @@ Inputs: folders (recursively), .md (YAML front matter: title, doc_type, acl), .t
 "acl", "format"}} per line; format "markdown" chunks the text by its headings). --doc-type
 and --acl are defaults: a document's own front matter or corpus metadata wins; documents with
 neither are public with doc_type "document". --max-file-mb applies per file, and per line of
-a .jsonl corpus.
+a .jsonl corpus. A PDF over RAGBOT_MAX_PDF_PAGES pages (default 2000), a .docx that unpacks
+to over 100 MB, HTML over 100,000 elements or 256 levels deep, and front matter over 64 KB
+or with over 8 YAML aliases are refused as that file's failure.
 Unchanged documents are skipped; a changed one gets a new version and the old is archived.
 Exit status: 0 all ingested, 1 some items failed (the others are committed), 2 error.
 """
@@ -60,6 +62,7 @@ def run(args: argparse.Namespace, ctx: AppContext) -> int:
             report = ingest_paths(
                 ctx.pool, kb, args.paths, embedder=ctx.embedder, doc_type=args.doc_type,
                 acl=args.acl, prune=args.prune, max_file_bytes=max_bytes,
+                max_pdf_pages=ctx.settings.max_pdf_pages,
                 progress=on_progress is not None, on_progress=on_progress)
     except ValueError as exc:  # a bad --acl entry or KB name
         print(f"error: {exc}", file=sys.stderr)

@@ -16,7 +16,9 @@ The new generation is built beside the active one with the configured embedding 
 (RAGBOT_EMBED_MODEL); searches keep answering from the old generation until one transaction
 switches to the new one. If the build fails or is interrupted the knowledge base is unchanged.
 Run it after changing the embedding model, or to pick up changed sources in one go.
-Exit status: 0 switched, 2 error (nothing changed).
+A source that is missing or fails, and a file that no longer reads, is listed and skipped:
+its documents keep their current version (and access list) in the new generation.
+Exit status: 0 switched, 1 switched with items skipped (listed), 2 error (nothing changed).
 """
 
 
@@ -39,8 +41,9 @@ def run(args: argparse.Namespace, ctx: AppContext) -> int:
         on_progress = None if update is None else (
             lambda event: update(event.done, event.total, event.stage))
         report = reindex(ctx.pool, kb, embedder=ctx.embedder, on_progress=on_progress,
-                         max_file_bytes=ctx.settings.max_file_bytes)
+                         max_file_bytes=ctx.settings.max_file_bytes,
+                         max_pdf_pages=ctx.settings.max_pdf_pages)
     print(f"reindexed {kb}: {report.summary()}")
     for line in report.errors:
         print(f"  skipped: {line}", file=sys.stderr)
-    return 0
+    return 1 if report.failed else 0

@@ -364,3 +364,65 @@ def test_an_ingest_that_waited_for_a_reindex_writes_into_the_new_generation(
     assert not isinstance(outcome[0], BaseException), outcome[0]
     assert outcome[0].new == 1
     assert _top_doc(kb_pool, "office printer badge", embedder) == "printer.md"
+
+
+@pytest.fixture
+def two_sources(kb_pool: ConnectionPool, corpus: Path, tmp_path: Path,
+                embedder: Embedder) -> Path:
+    """The KB also holds a second source, a folder with one restricted document."""
+    other = tmp_path / "facilities"
+    other.mkdir()
+    (other / "printer.md").write_text("# Printer\n\nThe office printer on floor three needs a "
+                                      "badge to release print jobs.", encoding="utf-8")
+    assert ingest_paths(kb_pool, KB, [other], embedder=embedder,
+                        acl=["group:facilities"]).new == 1
+    return other
+
+
+def _break_sources(corpus: Path, other: Path) -> None:
+    """One file turns into garbage; the second source's folder disappears."""
+    (corpus / "vpn.md").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00garbage")
+    (other / "printer.md").unlink()
+    other.rmdir()
+
+
+@pytest.mark.parametrize("model", ["same", "other"])
+def test_a_missing_source_and_an_unreadable_file_are_skipped_and_keep_their_documents(
+        kb_pool: ConnectionPool, corpus: Path, two_sources: Path, embedder: Embedder,
+        model: str) -> None:
+    _break_sources(corpus, two_sources)
+    target: Embedder = embedder if model == "same" else HashingEmbedder()
+
+    report = reindex(kb_pool, KB, embedder=target)
+
+    assert report.new_generation == 2
+    assert (report.documents, report.kept, report.failed) == (len(DOCS) + 1, 2, 2)
+    assert any("vpn.md: binary content" in e for e in report.errors), report.errors
+    assert any(str(two_sources) in e and "source skipped" in e for e in report.errors)
+    # the kept documents are searchable in the new generation, with their access list
+    assert _top_doc(kb_pool, "VPN client certificate expires", target) == "vpn.md"
+    hits = search(kb_pool, KB, "office printer badge", embedder=target, k=1,
+                  principals=["group:facilities"])
+    assert [Path(h.doc_id).name for h in hits] == ["printer.md"]
+    with kb_pool.connection() as conn:
+        acl = conn.execute("SELECT acl FROM documents WHERE generation = 2 AND doc_key LIKE "
+                           "'%%printer.md'").fetchone()
+    assert acl == (["group:facilities"],)
+
+
+def test_reindex_command_exits_1_listing_what_it_skipped(
+        kb_pool: ConnectionPool, corpus: Path, two_sources: Path, embedder: Embedder,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    _break_sources(corpus, two_sources)
+    parser = argparse.ArgumentParser()
+    command.register(parser.add_subparsers())
+    args = parser.parse_args(["reindex", "--kb", KB, "--no-progress"])
+    ctx = AppContext(Settings())
+    ctx.__dict__.update(pool=kb_pool, embedder=embedder)
+
+    assert args.handler(args, ctx) == 1
+
+    out = capsys.readouterr()
+    assert f"{len(DOCS) + 1} documents (2 kept from the old generation)" in out.out
+    assert "skipped: " in out.err
+    assert "vpn.md" in out.err

@@ -122,6 +122,8 @@ class AgentDeps:
     reranker: Any | None = None
     config: AgentConfig = field(default_factory=AgentConfig)
     facets_cache: FacetsCache = field(default_factory=FacetsCache)
+    # Query terms translated into the KB's other language (store.crosslang); None: off.
+    translator: Any | None = None
 
 
 OnStage = Callable[[StageEvent], None]
@@ -173,6 +175,7 @@ def build_agent(pool: ConnectionPool, embedder: Embedder, *, engine: Engine | No
     """
     from agent.engine import OfflineEngine
     from agent.memory import postgres_checkpointer
+    from store.crosslang import Translator
 
     agent = Agent(AgentDeps(
         pool=pool,
@@ -181,6 +184,7 @@ def build_agent(pool: ConnectionPool, embedder: Embedder, *, engine: Engine | No
         checkpointer=checkpointer or postgres_checkpointer(pool),
         reranker=reranker,
         config=config or AgentConfig(),
+        translator=Translator(),
     ))
     agent._owns_checkpointer = checkpointer is None
     return agent

@@ -60,6 +60,7 @@ class RunContext:
     trace: TraceRecorder
     reranker: Any | None = None
     facets_cache: FacetsCache = field(default_factory=FacetsCache, repr=False)
+    translator: Any | None = None
 
     def facets(self) -> Facets:
         """What the KB holds for these principals."""

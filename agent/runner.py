@@ -46,7 +46,8 @@ def run_turn(graph: Any, deps: AgentDeps, q: Question, *, on_stage: OnStage | No
     with bound, thread_lock(deps.pool, q.thread_id, deps.config.lock_timeout_s):
         ctx = RunContext(pool=deps.pool, embedder=deps.embedder, engine=deps.engine,
                          config=deps.config, kb=q.kb, principals=tuple(q.principals),
-                         trace=trace, reranker=deps.reranker, facets_cache=deps.facets_cache)
+                         trace=trace, reranker=deps.reranker, facets_cache=deps.facets_cache,
+                         translator=deps.translator)
         config = _config(q.thread_id)
         resuming = resume is not None and pending_clarification(graph, q.thread_id) is not None
         inp: Any

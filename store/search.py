@@ -23,6 +23,7 @@ from store.types import PUBLIC, Hit, SearchFilters
 if TYPE_CHECKING:
     from psycopg_pool import ConnectionPool
 
+    from store.crosslang import Translator
     from store.embedding import Embedder
     from store.rerank import Reranker
 
@@ -197,12 +198,13 @@ def build_sql(dim: int, weights: FusionWeights, *, use_keyword: bool, where: str
 def search(pool: ConnectionPool, kb_name: str, query: str, *, embedder: Embedder, k: int = 10,
            filters: SearchFilters | None = None, principals: Sequence[str] = (PUBLIC,),
            reranker: Reranker | None = None, candidates: int = DEFAULT_CANDIDATES,
-           fusion: FusionMode = "auto") -> list[Hit]:
+           fusion: FusionMode = "auto", translator: Translator | None = None) -> list[Hit]:
     """The ``k`` best chunks of KB ``kb_name`` for ``query`` that ``principals`` may read.
 
     Dense and keyword top-``candidates`` are fused by (weighted) RRF; with ``reranker`` the
-    fused top-``candidates`` are re-scored by it. Raises KnowledgeBaseNotFoundError and
-    ModelMismatchError (never an empty result for a wrong model).
+    fused top-``candidates`` are re-scored by it; with ``translator`` the keyword leg also
+    gets the query terms' translations into the KB's other language. Raises
+    KnowledgeBaseNotFoundError and ModelMismatchError (never an empty result for a wrong model).
     """
     if k <= 0:
         return []
@@ -223,6 +225,8 @@ def search(pool: ConnectionPool, kb_name: str, query: str, *, embedder: Embedder
         }
         if weights.dense > 0:
             params["vec"] = embedder.embed_query(query)
+        if use_keyword and translator is not None:
+            terms = terms + translator.translate(conn, kb.id, query, terms)
         if use_keyword:
             match, known_df = split_common_terms(conn, terms)
             params["tsq"] = tsquery_text(match)

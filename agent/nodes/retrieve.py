@@ -26,7 +26,8 @@ def _search(ctx: RunContext, sub: SubQuestion, round_: int) -> list[Passage]:
     filters = (SearchFilters(doc_types=tuple(f["doc_types"]), sources=tuple(f["sources"]))
                if f["doc_types"] or f["sources"] else None)
     hits = search(ctx.pool, ctx.kb, sub["query"], embedder=ctx.embedder, k=ctx.config.k,
-                  filters=filters, principals=ctx.principals, reranker=ctx.reranker)
+                  filters=filters, principals=ctx.principals, reranker=ctx.reranker,
+                  translator=ctx.translator)
     return [Passage(chunk_id=h.chunk_id, doc_id=h.doc_id, title=h.title, source=h.source,
                     doc_type=h.doc_type, heading_path=list(h.heading_path), text=h.text,
                     score=h.score, rank=i, round=round_, sub_id=sub["id"])

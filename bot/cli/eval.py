@@ -66,9 +66,11 @@ def build_step(args: argparse.Namespace, ctx: AppContext, kb: str) -> Step:
     reranker = load_reranker_from(ctx) if args.rerank else None
     principals = tuple(dict.fromkeys(["public", *(args.principal or [])]))
     if args.retrieval_only:
+        from store.crosslang import Translator
+
         return retrieval_step(ctx.pool, kb, embedder=ctx.embedder, fusion=args.fusion,
                               reranker=reranker, query_field=args.query_field,
-                              principals=principals)
+                              principals=principals, translator=Translator())
     from agent.api import AgentConfig, build_agent
     from agent.factory import engine_from_settings
     from bot.evaluation.agent_step import agent_step

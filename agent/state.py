@@ -81,6 +81,9 @@ class Understanding(TypedDict):
     time_range: str | None
     metrics: list[str]
     implicit_context: list[str]  # what the rewrite borrowed from earlier turns
+    # Query term -> its translations into the KB's other language that the KB holds
+    # (store.crosslang); the offline rules count a term held when a text holds one.
+    translated_terms: NotRequired[dict[str, list[str]]]
 
 
 # ---------------------------------------------------------------- route

@@ -23,7 +23,10 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from store.tokenize import STOPWORDS, is_chinese, tokens
+import rjieba
+
+from store.kb import get_kb
+from store.tokenize import STOPWORDS, is_chinese, query_terms, tokens
 
 # Senses of a headword used for zh -> en (CC-CEDICT lists the common ones first).
 SENSES = 3
@@ -39,6 +42,7 @@ COMMON_SHARE = 0.2
 OTHER_LANGUAGE_SHARE = 0.05
 _SAMPLE = 400
 _TTL_S = 300.0
+_RECENT = 512
 _SKIP = re.compile(r"^(?:variant of|old variant|see |surname |cl:|used in|abbr\. |also written|"
                    r"erhua variant|japanese variant|\(old\)|\(archaic\))", re.IGNORECASE)
 _PAREN = re.compile(r"\([^)]*\)|\[[^\]]*\]")
@@ -87,21 +91,62 @@ def load_cedict() -> Cedict:
 
 
 def _chinese_words(text: str, cedict: Cedict) -> list[str]:
-    """Headwords of ``text``'s Chinese runs by forward maximum matching (two characters or
-    more: a single character has too many senses). jieba's dictionary lacks many words
-    CC-CEDICT has ("年假"), so the runs are cut here, not taken from the query terms."""
+    """Dictionary headwords of ``text``'s Chinese runs (two characters or more: a single
+    character has too many senses). jieba's words come first ("请客户吃饭" is 请 / 客户 /
+    吃饭, not 请客 / 户); the pieces jieba leaves that the dictionary lacks are cut again by
+    forward maximum matching, so a word jieba splits ("年假" as 年 / 假) is still found."""
     out: list[str] = []
     for run in _CJK_RUN.findall(text):
-        i = 0
-        while i < len(run):
-            for n in range(min(LONGEST, len(run) - i), 1, -1):
-                if run[i:i + n] in cedict.zh_en:
-                    out.append(run[i:i + n])
-                    i += n
-                    break
+        rest = ""
+        for word in [*rjieba.cut(run), ""]:
+            if len(word) > 1 and word in cedict.zh_en:
+                out.extend(_longest_first(rest, cedict))
+                out.append(word)
+                rest = ""
             else:
-                i += 1
+                rest += word
+        out.extend(_longest_first(rest, cedict))
     return out
+
+
+def _longest_first(run: str, cedict: Cedict) -> list[str]:
+    """Headwords of ``run`` by forward maximum matching (two characters or more)."""
+    out: list[str] = []
+    i = 0
+    while i < len(run):
+        for n in range(min(LONGEST, len(run) - i), 1, -1):
+            if run[i:i + n] in cedict.zh_en:
+                out.append(run[i:i + n])
+                i += n
+                break
+        else:
+            i += 1
+    return out
+
+
+def _singular(word: str) -> str:
+    """``word`` without a plural ending ("databases" -> "database"), for dictionary lookup."""
+    for plural, single in (("ies", "y"), ("sses", "ss"), ("s", "")):
+        if len(word) > len(plural) + 2 and word.endswith(plural) and not word.endswith("ss"):
+            return word[: -len(plural)] + single
+    return word
+
+
+def _chinese_forms(heads: Sequence[str]) -> list[str]:
+    """Each headword whole, then its words (jieba's precise cut) of two characters or more;
+    a single character has too many senses to stand for an English word."""
+    return [w for h in heads for w in [h, *rjieba.cut(h)] if len(w) > 1]
+
+
+def english_forms(word: str) -> list[str]:
+    """``word`` and its plural forms: the index is not stemmed, so a gloss "meal" is found
+    in a KB that says "meals"."""
+    if not word.isascii() or not word.isalpha() or len(word) < 3:
+        return [word]
+    forms = [word, word + "s", word + "es"]
+    if word.endswith("y"):
+        forms.append(word[:-1] + "ies")
+    return forms
 
 
 def candidates(query: str, terms: Sequence[str], cedict: Cedict) -> dict[str, list[str]]:
@@ -119,12 +164,12 @@ def candidates(query: str, terms: Sequence[str], cedict: Cedict) -> dict[str, li
     while i < len(latin):
         pair = f"{latin[i]} {latin[i + 1]}" if i + 1 < len(latin) else ""
         if pair in cedict.en_zh:
-            out[pair] = [w for h in cedict.en_zh[pair] for w in tokens(h)]
+            out[pair] = _chinese_forms(cedict.en_zh[pair])
             i += 2
             continue
-        heads = cedict.en_zh.get(latin[i], [])
+        heads = cedict.en_zh.get(latin[i]) or cedict.en_zh.get(_singular(latin[i]), [])
         if 0 < len(heads) <= AMBIGUOUS:
-            out[latin[i]] = [w for h in heads for w in tokens(h)]
+            out[latin[i]] = _chinese_forms(heads)
         i += 1
     return {k: list(dict.fromkeys(w for w in v if w != k)) for k, v in out.items()}
 
@@ -135,6 +180,10 @@ class Translator:
 
     cedict: Cedict | None = None
     _shares: dict[int, tuple[float, float, float]] = field(default_factory=dict, repr=False)
+    # (kb, query) -> (when, translations): a turn translates its query to understand it and
+    # again to search it.
+    _recent: dict[tuple[int, str], tuple[float, dict[str, list[str]]]] = field(
+        default_factory=dict, repr=False)
 
     def _dictionary(self) -> Cedict:
         if self.cedict is None:
@@ -154,36 +203,78 @@ class Translator:
         self._shares[kb_id] = (zh, 1.0 - zh if rows else 0.0, time.monotonic())
         return zh, 1.0 - zh if rows else 0.0
 
+    def for_query(self, pool: Any, kb_name: str, query: str) -> dict[str, list[str]]:
+        """``translations`` of ``query`` in KB ``kb_name`` (one pooled connection)."""
+        with pool.connection() as conn:
+            return self.translations(conn, get_kb(conn, kb_name).id, query, query_terms(query))
+
     def translate(self, conn: Any, kb_id: int, query: str, terms: Sequence[str]) -> list[str]:
         """Translations of ``query`` (its ``terms``) that the KB holds and that are not too
-        common there."""
+        common there, at most ``MOST``."""
+        original = set(terms)
+        found = self.translations(conn, kb_id, query, terms)
+        return [w for w in dict.fromkeys(w for ws in found.values() for w in ws)
+                if w not in original][:MOST]
+
+    def translations(self, conn: Any, kb_id: int, query: str, terms: Sequence[str]
+                     ) -> dict[str, list[str]]:
+        """Per source word or phrase of ``query``, its translations that the KB holds and
+        that are not too common there (at most ``PER_TERM`` each)."""
+        key = (kb_id, query)
+        hit = self._recent.get(key)
+        if hit is not None and time.monotonic() - hit[0] < _TTL_S:
+            return hit[1]
+        out = self._translations(conn, kb_id, query, terms)
+        if len(self._recent) >= _RECENT:
+            self._recent.pop(next(iter(self._recent)))
+        self._recent[key] = (time.monotonic(), out)
+        return out
+
+    def _translations(self, conn: Any, kb_id: int, query: str, terms: Sequence[str]
+                      ) -> dict[str, list[str]]:
         zh_share, en_share = self.language_shares(conn, kb_id)
         found = {source: words for source, words
                  in candidates(query, terms, self._dictionary()).items()
                  if (en_share if is_chinese(source) else zh_share) >= OTHER_LANGUAGE_SHARE}
-        pool = list(dict.fromkeys(w for ws in found.values() for w in ws))
+        pool = list(dict.fromkeys(f for ws in found.values() for w in ws
+                                  for f in english_forms(w)))
         if not pool:
-            return []
+            return {}
         df, total = document_frequencies(conn, kb_id, pool)
-        out: list[str] = []
-        for words in found.values():
-            kept = [w for w in words if 0 < df.get(w, 0) <= max(1.0, COMMON_SHARE * total)]
-            out.extend(kept[:PER_TERM])
-        original = set(terms)
-        return [w for w in dict.fromkeys(out) if w not in original][:MOST]
+        common = max(1.0, COMMON_SHARE * total)
+        out: dict[str, list[str]] = {}
+        for source, words in found.items():
+            # The forms the KB holds, rarest first: a rare word names the topic, a common
+            # gloss ("make", "work") would hold any passage.
+            kept = [f for w in words for f in english_forms(w) if 0 < df.get(f, 0) <= common]
+            kept = sorted(dict.fromkeys(kept), key=lambda f: df[f])
+            if kept:
+                out[source] = kept[:PER_TERM]
+        return out
 
 
 def document_frequencies(conn: Any, kb_id: int, words: Sequence[str]
                          ) -> tuple[dict[str, int], int]:
-    """How many of the KB's active passages hold each word (capped), and how many it has."""
+    """How many of the KB's active passages hold each word (capped), and how many it has.
+
+    A Chinese word counts where the text holds it: the index has jieba's cut of it, which
+    may split a word the dictionary knows ("年假")."""
+    latin = [w for w in words if w.isascii()]
+    # Latin words through the index; Chinese ones by a scan of the texts (fewer of them).
     rows = conn.execute(
         """
         WITH g AS (SELECT active_generation AS gen FROM knowledge_bases WHERE id = %(kb)s)
         SELECT w, (SELECT count(*) FROM (SELECT 1 FROM chunks c, g
                    WHERE c.kb_id = %(kb)s AND c.generation = g.gen
                    AND c.tsv @@ to_tsquery('simple', quote_literal(w)) LIMIT 5000) s)
-        FROM unnest(%(words)s::text[]) AS w
-        """, {"kb": kb_id, "words": list(words)}).fetchall()
+        FROM unnest(%(latin)s::text[]) AS w
+        UNION ALL
+        SELECT w, (SELECT count(*) FROM (SELECT 1 FROM chunks c, g
+                   WHERE c.kb_id = %(kb)s AND c.generation = g.gen
+                   AND strpos(c.text, w) > 0 LIMIT 5000) s)
+        FROM unnest(%(other)s::text[]) AS w
+        """, {"kb": kb_id, "latin": latin,
+              "other": [w for w in words if not w.isascii()]}).fetchall()
     total = conn.execute(
         "SELECT count(*) FROM chunks WHERE kb_id = %s AND generation = (SELECT "
         "active_generation FROM knowledge_bases WHERE id = %s)", [kb_id, kb_id]).fetchone()

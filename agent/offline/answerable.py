@@ -19,7 +19,7 @@ lexical or MiniLM similarity feature tried separated the two kinds on the held-o
 
 from __future__ import annotations
 
-from agent.offline.text import coverage, term_set, terms_of
+from agent.offline.text import Alternatives, coverage, term_set, terms_of
 from agent.state import Language, Passage
 
 # Below this share of the question's terms in the best passage, the pool is off-topic.
@@ -65,9 +65,11 @@ def near(a: str, b: str) -> bool:
     return shared_root or stem(a) == stem(b) or _one_edit(a, b)
 
 
-def held_terms(text: str, terms: list[str]) -> set[str]:
-    """The ``terms`` that ``text`` holds, exactly or in a near form."""
-    found = terms_of(text, terms)
+def held_terms(text: str, terms: list[str], alternatives: Alternatives | None = None
+               ) -> set[str]:
+    """The ``terms`` that ``text`` holds, exactly, in a near form or through one of their
+    ``alternatives`` (translations)."""
+    found = terms_of(text, terms, alternatives)
     missing = [t for t in terms if t not in found]
     if missing:
         words = term_set(text)
@@ -77,16 +79,17 @@ def held_terms(text: str, terms: list[str]) -> set[str]:
 
 def evidence_coverage(terms: list[str], passages: list[Passage], *, several: bool,
                       joined: list[Passage] | None = None,
-                      joined_terms: list[str] | None = None) -> float:
+                      joined_terms: list[str] | None = None,
+                      alternatives: Alternatives | None = None) -> float:
     """Share of the question's terms the best passage holds (or the best two together, when
     the question spans several documents; or all of ``joined``, the documents a multi-hop
     chain went through, together, counting ``joined_terms``: the relation words the hops
     followed are not words the documents hold)."""
-    sets = [held_terms(p["title"] + " " + p["text"], terms) for p in passages]
+    sets = [held_terms(p["title"] + " " + p["text"], terms, alternatives) for p in passages]
     best = max((coverage(terms, s) for s in sets), default=0.0)
     if joined:
         asked = joined_terms or terms
-        together = set().union(*(held_terms(p["title"] + " " + p["text"], asked)
+        together = set().union(*(held_terms(p["title"] + " " + p["text"], asked, alternatives)
                                  for p in joined))
         best = max(best, coverage(asked, together))
     if several:
@@ -99,8 +102,10 @@ def evidence_coverage(terms: list[str], passages: list[Passage], *, several: boo
 
 def answerable(terms: list[str], passages: list[Passage], *, several: bool,
                language: Language = "en", joined: list[Passage] | None = None,
-               joined_terms: list[str] | None = None) -> bool:
-    """Whether the pool holds enough of the question (in ``language``) to answer from it."""
+               joined_terms: list[str] | None = None,
+               alternatives: Alternatives | None = None) -> bool:
+    """Whether the pool holds enough of the question (in ``language``) to answer from it;
+    a term's ``alternatives`` (its translations) hold it too."""
     share = evidence_coverage(terms, passages, several=several, joined=joined,
-                              joined_terms=joined_terms)
+                              joined_terms=joined_terms, alternatives=alternatives)
     return bool(passages) and share >= REFUSE_BELOW[language]

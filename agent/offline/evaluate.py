@@ -5,7 +5,7 @@ from __future__ import annotations
 from agent.offline import chain as chains
 from agent.offline.plan import best_sentence, candidate_entities
 from agent.offline.route import has_relative_clause
-from agent.offline.text import content_terms, coverage, norm, terms_of
+from agent.offline.text import Alternatives, content_terms, coverage, norm, terms_of
 from agent.state import EvaluateInput, Evaluation, FilterSpec, Passage, SubQuestion
 
 # A passage answering the question usually holds nearly all of its topic terms.
@@ -13,27 +13,31 @@ SUFFICIENT_COVERAGE = 0.75
 MAX_NEXT_QUERIES = 2
 
 
-def passage_terms(p: Passage, terms: list[str]) -> set[str]:
-    return terms_of(p["title"] + " " + p["text"], terms)
+def passage_terms(p: Passage, terms: list[str], alternatives: Alternatives | None = None
+                  ) -> set[str]:
+    return terms_of(p["title"] + " " + p["text"], terms, alternatives)
 
 
-def best_coverage(terms: list[str], passages: list[Passage], *, pairs: bool = False) -> float:
+def best_coverage(terms: list[str], passages: list[Passage], *, pairs: bool = False,
+                  alternatives: Alternatives | None = None) -> float:
     """Share of ``terms`` in the best passage, or in the best two together (``pairs``: a
     bridge question's answer spans the passage naming the bridge and the one about it)."""
-    sets = [passage_terms(p, terms) for p in passages]
+    sets = [passage_terms(p, terms, alternatives) for p in passages]
     best = max((coverage(terms, s) for s in sets), default=0.0)
     if pairs:
-        top = [passage_terms(p, terms) for p in sorted(passages, key=lambda p: p["rank"])[:8]]
+        ranked = sorted(passages, key=lambda p: p["rank"])[:8]
+        top = [passage_terms(p, terms, alternatives) for p in ranked]
         for i, a in enumerate(top):
             for b in top[i + 1:]:
                 best = max(best, coverage(terms, a | b))
     return best
 
 
-def missing_terms(terms: list[str], passages: list[Passage]) -> list[str]:
+def missing_terms(terms: list[str], passages: list[Passage],
+                  alternatives: Alternatives | None = None) -> list[str]:
     seen: set[str] = set()
     for p in passages:
-        seen |= passage_terms(p, terms)
+        seen |= passage_terms(p, terms, alternatives)
     return [t for t in terms if t not in seen]
 
 
@@ -44,14 +48,15 @@ def evaluate(inp: EvaluateInput) -> Evaluation:
     if not pool:
         return Evaluation(sufficient=False, missing=terms, next_queries=[],
                           reason="nothing retrieved")
-    missing = missing_terms(terms, pool)
+    alternatives = u.get("translated_terms") or {}
+    missing = missing_terms(terms, pool, alternatives)
     if u["language"] == "en" and not u["is_followup"] and len(inp["plan"]["sub_questions"]) == 1:
         chained = _follow_chain(inp, missing)
         if chained is not None:
             return chained
     # Several sub-questions (or a hop already taken): the answer may span two passages.
     spans = len(inp["plan"]["sub_questions"]) > 1 or inp["round"] > 1
-    cov = best_coverage(terms, pool, pairs=spans)
+    cov = best_coverage(terms, pool, pairs=spans, alternatives=alternatives)
     # "…produced by a man born in what year?": a relative clause names something only
     # another document describes, so one passage covering the words is not yet enough.
     bridge_first = (inp["round"] == 1 and not spans and u["language"] == "en"

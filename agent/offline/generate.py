@@ -16,6 +16,7 @@ from agent.offline.compare import comparison_lead
 from agent.offline.route import is_chitchat, is_comparison
 from agent.offline.steps import procedure
 from agent.offline.text import (
+    Alternatives,
     content_terms,
     idf_weights,
     norm,
@@ -40,8 +41,15 @@ def looks_like_instruction(sentence: str) -> bool:
     return bool(_INJECTION.search(sentence))
 
 
-def _idf(terms: list[str], passages: list[Passage]) -> dict[str, float]:
-    return idf_weights(terms, [terms_of(p["title"] + " " + p["text"], terms) for p in passages])
+def _idf(terms: list[str], passages: list[Passage], alternatives: Alternatives | None = None
+         ) -> dict[str, float]:
+    return idf_weights(terms, [terms_of(p["title"] + " " + p["text"], terms, alternatives)
+                               for p in passages])
+
+
+def translated(inp: GenerateInput) -> Alternatives:
+    """The question terms' translations (``Understanding.translated_terms``), if any."""
+    return inp["understanding"].get("translated_terms") or {}
 
 
 def refusal(language: str) -> Draft:
@@ -67,7 +75,7 @@ def generate(inp: GenerateInput) -> Draft:
     joined = [p for p in passages if p["doc_id"] in chain] if len(chain) > 1 else []
     topic = [t for t in terms if not is_relation(t)]
     if not answerable(terms, passages, several=several, language=lang, joined=joined,
-                      joined_terms=topic):
+                      joined_terms=topic, alternatives=translated(inp)):
         return refusal(lang)
     all_terms = list(dict.fromkeys(t for q in [u["query"], *inp["queries"]]
                                    for t in content_terms(q)))
@@ -81,7 +89,8 @@ def generate(inp: GenerateInput) -> Draft:
             return Draft(sentences=sentences, refused=False, text=render(sentences, lang))
         chosen = _steps(candidates, fit)
     else:
-        frames = {n: terms_of(_frame(p), all_terms) for n, p in enumerate(passages, start=1)}
+        frames = {n: terms_of(_frame(p), all_terms, translated(inp))
+                  for n, p in enumerate(passages, start=1)}
         chosen = _facts(candidates, terms, inp["queries"], passages, frames)
     sentences = _leads(inp)
     length = 0
@@ -99,7 +108,7 @@ def _procedure(inp: GenerateInput, terms: list[str]) -> list[Sentence] | None:
     """The listed steps for a "how do I…" question (see ``agent.offline.steps``), minus any
     the verifier rejected; ``None`` when fewer than two remain."""
     rejected = {norm(s) for s in inp["rejected"]}
-    steps = procedure(terms, inp["passages"]) or []
+    steps = procedure(terms, inp["passages"], translated(inp)) or []
     kept = [s for s in steps if norm(s["text"]) not in rejected
             and not looks_like_instruction(s["text"])]
     return kept if len(kept) >= 2 else None
@@ -219,20 +228,21 @@ def rank_sentences(inp: GenerateInput, terms: list[str],
     when the question asks for a number."""
     passages = inp["passages"]
     rejected = {norm(s) for s in inp["rejected"]}
-    idf = _idf(terms, passages)
+    alternatives = translated(inp)
+    idf = _idf(terms, passages, alternatives)
     for t in focus_terms(inp["question"], terms):
         idf[t] *= FOCUS_WEIGHT
     # How well each passage as a whole (title and headings included) fits, and its rank.
-    fit = [weighted_share(terms, idf, terms_of(_frame(p) + " " + p["text"], terms))
+    fit = [weighted_share(terms, idf, terms_of(_frame(p) + " " + p["text"], terms, alternatives))
            + 0.5 / (1 + p["rank"]) for p in passages]
     candidates: list[Candidate] = []
     wants_number = bool(_NUMERIC.search(inp["question"]))
     for n, p in enumerate(passages, start=1):
-        frame_terms = terms_of(_frame(p), terms)
+        frame_terms = terms_of(_frame(p), terms, alternatives)
         for s in split_sentences(p["text"]):
             if looks_like_instruction(s) or norm(s) in rejected or _is_code(s):
                 continue
-            st = terms_of(s, all_terms)
+            st = terms_of(s, all_terms, alternatives)
             # Headings count: a step under "Redis 内存满了怎么办" is about Redis memory.
             score = (weighted_share(terms, idf, st)
                      + 0.3 * weighted_share(terms, idf, st | frame_terms)

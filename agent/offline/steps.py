@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from agent.offline.text import idf_weights, terms_of, weighted_share
+from agent.offline.text import Alternatives, idf_weights, terms_of, weighted_share
 from agent.state import Passage, Sentence
 
 # A list item: "1." "2)" "3、" "(4)" "（5）" or a bullet.
@@ -44,7 +44,8 @@ def _heading_bonus(p: Passage) -> float:
     return 0.3 if _PROCEDURE_HEADING.search(heading) else 0.0
 
 
-def procedure(terms: list[str], passages: list[Passage]) -> list[Sentence] | None:
+def procedure(terms: list[str], passages: list[Passage],
+              alternatives: Alternatives | None = None) -> list[Sentence] | None:
     """The steps answering a procedural question, each citing its passage, or ``None``
     when no passage of the best-fitting document holds a list of at least two items.
 
@@ -52,7 +53,7 @@ def procedure(terms: list[str], passages: list[Passage]) -> list[Sentence] | Non
     search rank) is considered: a list elsewhere in the pool is another procedure."""
     if not passages or not terms:
         return None
-    sets = [terms_of(" ".join([p["title"], *p["heading_path"], p["text"]]), terms)
+    sets = [terms_of(" ".join([p["title"], *p["heading_path"], p["text"]]), terms, alternatives)
             for p in passages]
     n = len(passages)
     idf = idf_weights(terms, sets)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
+from collections.abc import Mapping, Sequence
 
 import rjieba
 
@@ -101,19 +102,54 @@ def term_set(text: str) -> set[str]:
     return {t for t in tokens(text) if t not in STOPWORDS and t not in GENERIC}
 
 
-def term_hits(terms: list[str], text: str) -> set[str]:
+# Per question term, other words that stand for it in a text: dictionary translations
+# into the KB's other language (store.crosslang), carried as Understanding.translated_terms.
+Alternatives = Mapping[str, Sequence[str]]
+
+
+def _holds(word: str, tokens_: set[str], flat: str) -> bool:
+    """A plain Latin word is held as a token ("leave" is not in "cleaves"); a Chinese word,
+    a phrase or a code ("Q3", "return rate") anywhere in the text."""
+    if word.isascii() and word.isalpha():
+        return word.lower() in tokens_
+    return norm(word) in flat
+
+
+def term_hits(terms: list[str], text: str, alternatives: Alternatives | None = None
+              ) -> set[str]:
     """The ``terms`` that occur in ``text``: as tokens for Latin words, as substrings for
-    Chinese ones (jieba may cut an unknown name differently in another context), or through
-    a glossary synonym ("第三季度" in "Q3")."""
+    Chinese ones (jieba may cut an unknown name differently in another context), through
+    a glossary synonym ("第三季度" in "Q3"), or through one of its ``alternatives`` (a
+    translation: "年假" is held by "annual leave")."""
     tokens_ = term_set(text)
     flat = norm(text)
+    alts = alternatives or {}
     return {t for t in terms if t in tokens_ or (_IS_CJK.search(t) and t in flat)
-            or any(norm(syn) in flat for syn in SYNONYMS.get(t, ()))}
+            or any(norm(syn) in flat for syn in SYNONYMS.get(t, ()))
+            or any(_holds(a, tokens_, flat) for a in alts.get(t, ()))}
 
 
-def terms_of(text: str, query_terms_: list[str]) -> set[str]:
+def terms_of(text: str, query_terms_: list[str], alternatives: Alternatives | None = None
+             ) -> set[str]:
     """Tokens of ``text`` plus the query terms it contains (see ``term_hits``)."""
-    return term_set(text) | term_hits(query_terms_, text)
+    return term_set(text) | term_hits(query_terms_, text, alternatives)
+
+
+def alternatives_per_term(terms: Sequence[str],
+                          translations: Mapping[str, Sequence[str]]) -> dict[str, list[str]]:
+    """Each of ``terms``' translations: those of a translated word or phrase the term is
+    part of ("年假" for "年假"; "annual leave" for "annual" and for "leave") or that is part
+    of it. A lone Chinese character is too ambiguous to stand for a term."""
+    out: dict[str, list[str]] = {}
+    for t in terms:
+        found: list[str] = []
+        for source, words in translations.items():
+            parts = source.split() if source.isascii() else [source]
+            if t in parts or (_IS_CJK.search(t) and (t in source or source in t)):
+                found.extend(w for w in words if not (len(w) == 1 and _IS_CJK.match(w)))
+        if found:
+            out[t] = list(dict.fromkeys(found))
+    return out
 
 
 def _joined(pieces: list[str], most: int = 3) -> list[str]:

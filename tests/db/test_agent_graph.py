@@ -285,3 +285,13 @@ def test_a_new_chinese_question_in_a_thread_finds_its_english_report(agent: Agen
     assert result.rewritten_query is None  # a new topic borrows nothing from the thread
     assert [c.doc_id for c in result.citations] == ["returns"]
     assert "4.6%" in result.text
+
+
+def test_a_chinese_question_is_answered_from_an_english_document_through_the_dictionary(
+        agent: Agent) -> None:
+    # No Chinese word of the question is in the deploy runbook; CC-CEDICT's translations
+    # (金丝雀 "canary", 部署 "deploy") are, and the answer rules count them.
+    result = ask(agent, "金丝雀部署要观察多长时间？")
+    assert not result.refused
+    assert [c.doc_id for c in result.citations][:1] == ["deploy"]
+    assert "ten minutes" in result.text

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from store.crosslang import candidates, load_cedict
+from store.crosslang import candidates, english_forms, load_cedict
 from store.tokenize import query_terms
 
 
@@ -26,3 +26,21 @@ def test_two_english_terms_glossed_together_win_over_each_alone() -> None:
 
 def test_an_english_word_with_many_senses_is_not_translated() -> None:
     assert "leave" not in _candidates("When may I leave?")
+
+
+def test_jieba_words_come_before_longer_dictionary_matches_across_them() -> None:
+    # forward matching alone would take 请客 ("to treat") and lose 客户 ("client")
+    found = _candidates("请客户签收快递")
+    assert "客户" in found
+    assert "请客" not in found
+
+
+def test_an_english_plural_is_looked_up_as_its_singular() -> None:
+    found = _candidates("Where are the spare batteries kept?")
+    assert "电池" in found["batteries"]
+
+
+def test_english_forms_cover_the_plurals_an_unstemmed_index_holds() -> None:
+    assert english_forms("battery") == ["battery", "batterys", "batteryes", "batteries"]
+    assert english_forms("meal") == ["meal", "meals", "meales"]
+    assert english_forms("电池") == ["电池"]

@@ -20,3 +20,12 @@ class NoPendingClarificationError(AgentError):
         super().__init__(
             f"thread {thread_id!r} is not waiting for a clarification; ask the question again")
         self.thread_id = thread_id
+
+
+class QuestionTooLongError(AgentError):
+    def __init__(self, length: int, limit: int) -> None:
+        super().__init__(
+            f"the question is {length:,} characters long; the limit is {limit:,}: ask about "
+            "one part at a time, or quote only the lines that matter")
+        self.length = length
+        self.limit = limit

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 import uuid
 from typing import TYPE_CHECKING, Any
@@ -11,6 +12,7 @@ from langgraph.types import Command
 
 from agent.context import RunContext
 from agent.memory import thread_lock
+from agent.normalize import normalize_question
 from agent.tracing import TraceRecorder
 
 if TYPE_CHECKING:
@@ -37,9 +39,14 @@ def pending_clarification(graph: Any, thread_id: str) -> Clarification | None:
 
 def run_turn(graph: Any, deps: AgentDeps, q: Question, *, on_stage: OnStage | None,
              resume: str | None) -> AnswerResult:
-    """Answer ``q`` (or resume its thread's clarification with ``resume``)."""
+    """Answer ``q`` (or resume its thread's clarification with ``resume``).
+
+    Every surface's text comes through here, so this is where it is normalised (see
+    ``agent.normalize``): no rule, model or stored trace sees the raw form."""
     from agent.api import StageEvent
 
+    q = dataclasses.replace(q, text=normalize_question(q.text))
+    resume = None if resume is None else normalize_question(resume)
     started = time.perf_counter()
     trace = TraceRecorder(trace_id=uuid.uuid4().hex, thread_id=q.thread_id)
     bound = structlog.contextvars.bound_contextvars(trace_id=trace.trace_id)

@@ -295,3 +295,23 @@ def test_a_chinese_question_is_answered_from_an_english_document_through_the_dic
     assert not result.refused
     assert [c.doc_id for c in result.citations][:1] == ["deploy"]
     assert "ten minutes" in result.text
+
+
+def test_question_is_normalised_before_the_graph_and_the_trace(agent: Agent, kb_pool) -> None:  # type: ignore[no-untyped-def]
+    from store.traces import get_trace
+
+    pasted = "How\u00a0do I\u200b deploy\tthe web\u3000service?\x00\n"
+    result = ask(agent, pasted, thread="pasted")
+    clean = ask(agent, "How do I deploy the web service?", thread="typed")
+    assert [c.doc_id for c in result.citations] == [c.doc_id for c in clean.citations]
+    with kb_pool.connection() as conn:
+        trace = get_trace(conn, result.trace_id)
+    assert trace is not None
+    assert trace["question"] == "How do I deploy the web service?"
+
+
+def test_an_overlong_question_is_refused_before_any_work(agent: Agent) -> None:
+    from agent.errors import QuestionTooLongError
+
+    with pytest.raises(QuestionTooLongError, match="limit is 4,000"):
+        ask(agent, "Which deploy tool? " * 300)

@@ -109,6 +109,9 @@ class AgentConfig:
     context_tokens: int = 3000  # budget of the context pool handed to generate
     overlap_stop: float = 0.7  # stop searching when this share of a round's hits was seen
     lock_timeout_s: float = 120.0  # wait for another turn of the same thread
+    # Stop a turn still running after this long (checked between graph steps; a step that
+    # never returns is the surface's to stop: see bot.slack.work). None: no limit.
+    turn_timeout_s: float | None = None
 
 
 @dataclass

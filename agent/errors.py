@@ -15,6 +15,16 @@ class ThreadBusyError(AgentError):
         self.thread_id = thread_id
 
 
+class TurnTimeoutError(AgentError):
+    def __init__(self, trace_id: str | None, timeout_s: float) -> None:
+        traced = f" (trace id {trace_id})" if trace_id else ""
+        super().__init__(
+            f"no answer within {timeout_s:g}s, so the turn was stopped{traced}; "
+            "ask a narrower question, or raise RAGBOT_TURN_TIMEOUT_S")
+        self.trace_id = trace_id
+        self.timeout_s = timeout_s
+
+
 class NoPendingClarificationError(AgentError):
     def __init__(self, thread_id: str) -> None:
         super().__init__(

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent.engine import Engine, OfflineEngine
+
+if TYPE_CHECKING:
+    from agent.api import AgentConfig
 
 
 def engine_from_settings(settings: Any) -> Engine:
@@ -14,3 +17,10 @@ def engine_from_settings(settings: Any) -> Engine:
     from agent.llm import build_engine
 
     return build_engine(settings)
+
+
+def config_from_settings(settings: Any) -> AgentConfig:
+    """The graph's knobs that settings own (the turn deadline, ``RAGBOT_TURN_TIMEOUT_S``)."""
+    from agent.api import AgentConfig
+
+    return AgentConfig(turn_timeout_s=getattr(settings, "turn_timeout_s", None))

@@ -11,6 +11,7 @@ import structlog
 from langgraph.types import Command
 
 from agent.context import RunContext
+from agent.errors import TurnTimeoutError
 from agent.memory import thread_lock
 from agent.normalize import normalize_question
 from agent.tracing import TraceRecorder
@@ -64,8 +65,12 @@ def run_turn(graph: Any, deps: AgentDeps, q: Question, *, on_stage: OnStage | No
             # A reply with nothing pending is simply the next question.
             text = resume if resume is not None else q.text
             inp = {"question": text, "clarify_reply": None}
+        limit = deps.config.turn_timeout_s
         for mode, chunk in graph.stream(inp, config, context=ctx,
                                         stream_mode=["custom", "updates"], durability="sync"):
+            if limit is not None and time.perf_counter() - started > limit:
+                log.warning("turn_timed_out", thread_id=q.thread_id, timeout_s=limit)
+                raise TurnTimeoutError(trace.trace_id, limit)
             if mode == "custom" and on_stage is not None and isinstance(chunk, dict):
                 on_stage(StageEvent(**chunk))
         snapshot = graph.get_state(config)

@@ -60,6 +60,10 @@ class Settings(BaseSettings):
     llm_api_key: SecretStr | None = Field(default=None,
                                           validation_alias=_alias("RAGBOT_LLM_API_KEY"))
     llm_timeout_s: float = Field(default=30.0, validation_alias=_alias("RAGBOT_LLM_TIMEOUT"))
+    # the longest one answer may take; past it the turn is stopped and the asker gets an
+    # apology with its trace id (a worker process that does not stop is replaced)
+    turn_timeout_s: float = Field(default=60.0, gt=0,
+                                  validation_alias=_alias("RAGBOT_TURN_TIMEOUT_S"))
 
     # slack
     slack_bot_token: SecretStr | None = Field(default=None,

@@ -28,13 +28,15 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def build_cli_agent(ctx: AppContext):  # type: ignore[no-untyped-def]
     """The agent the terminal commands use (engine chosen by settings)."""
     from agent.api import build_agent
-    from agent.factory import engine_from_settings
+    from agent.factory import config_from_settings, engine_from_settings
 
-    return build_agent(ctx.pool, ctx.embedder, engine=engine_from_settings(ctx.settings))
+    return build_agent(ctx.pool, ctx.embedder, engine=engine_from_settings(ctx.settings),
+                       config=config_from_settings(ctx.settings))
 
 
 def handle(args: argparse.Namespace, ctx: AppContext) -> int:
     from agent.api import Question
+    from bot.cli.deadline import within_deadline
 
     kb = args.kb or ctx.settings.default_kb
     thread = args.thread or f"cli:{uuid.uuid4().hex}"
@@ -42,7 +44,9 @@ def handle(args: argparse.Namespace, ctx: AppContext) -> int:
     agent = build_cli_agent(ctx)
     try:
         q = Question(text=args.question, thread_id=thread, kb=kb, principals=principals)
-        result = agent.resume(q, args.reply) if args.reply else agent.ask(q)
+        result = within_deadline(
+            lambda: agent.resume(q, args.reply) if args.reply else agent.ask(q),
+            ctx.settings.turn_timeout_s)
     finally:
         agent.close()
     if args.json:

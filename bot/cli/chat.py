@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import uuid
+from functools import partial
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -45,9 +46,12 @@ def show_answer(console: Console, result: AnswerResult) -> None:
 
 def handle(args: argparse.Namespace, ctx: AppContext) -> int:
     from rich.console import Console
+    from rich.markup import escape
 
     from agent.api import Question, StageEvent
+    from agent.errors import TurnTimeoutError
     from bot.cli.ask import build_cli_agent
+    from bot.cli.deadline import TurnAbandonedError, within_deadline
 
     console = Console()
     kb = args.kb or ctx.settings.default_kb
@@ -74,13 +78,18 @@ def handle(args: argparse.Namespace, ctx: AppContext) -> int:
                 def on_stage(event: StageEvent, status=status) -> None:  # type: ignore[no-untyped-def]
                     status.update(event.message)
 
-                if pending is not None:
-                    reply = text
-                    if text.isdigit() and 1 <= int(text) <= len(pending):
-                        reply = pending[int(text) - 1]
-                    result = agent.resume(q, reply, on_stage=on_stage)
-                else:
-                    result = agent.ask(q, on_stage=on_stage)
+                reply = text
+                if pending is not None and text.isdigit() and 1 <= int(text) <= len(pending):
+                    reply = pending[int(text) - 1]
+                try:
+                    call = (partial(agent.resume, q, reply, on_stage=on_stage)
+                            if pending is not None else partial(agent.ask, q, on_stage=on_stage))
+                    result = within_deadline(call, ctx.settings.turn_timeout_s)
+                except TurnAbandonedError:
+                    raise  # still running: a new question in this thread would wait on it
+                except TurnTimeoutError as exc:
+                    console.print(f"[red]{escape(str(exc))}[/]")
+                    continue
             pending = result.clarification.options if result.clarification else None
             show_answer(console, result)
     finally:

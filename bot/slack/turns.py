@@ -98,6 +98,15 @@ class TurnRunner:
             log.warning("turn_reported_after_restart", attempts=turn.attempts)
             self._finish(turn, status, [blocks.notice_message(text)], trace_id, state="failed")
 
+    def report_timeout(self, turn: Turn) -> None:
+        """Tell the asker a turn was stopped at its deadline (its worker did not stop by
+        itself and was replaced): the apology with the trace id."""
+        trace_id = turn.trace_id or new_trace_id()
+        text = m.pick(m.APOLOGY, lang_of(turn.text), trace_id=trace_id)
+        with structlog.contextvars.bound_contextvars(trace_id=trace_id, turn_id=turn.id):
+            self._finish(turn, self._status(turn), [blocks.notice_message(text)], trace_id,
+                         state="failed")
+
     # ------------------------------------------------------------------ the run
 
     def run(self, turn: Turn) -> None:

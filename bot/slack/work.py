@@ -11,11 +11,15 @@ so this process only verifies, deduplicates, acknowledges and posts the first st
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
+import os
 import queue
+import signal
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures.process import BrokenProcessPool
 from typing import TYPE_CHECKING, Protocol
 
@@ -32,6 +36,10 @@ if TYPE_CHECKING:
 log = structlog.get_logger("ragbot.slack.work")
 
 OnLost = Callable[["Turn"], None]
+
+# How long past its deadline a worker gets to stop a turn itself (the agent checks the
+# deadline between graph steps, then posts the apology) before it is killed and replaced.
+STOP_GRACE_S = 5.0
 
 
 class TurnWork(Protocol):
@@ -88,6 +96,18 @@ class _Worker:
         """Start the process and build its dependencies now (not on the first turn)."""
         return self.executor.submit(worker.ready)
 
+    def wait_ready(self) -> None:
+        """Wait for the process to be built, so a turn's clock starts when it can run.
+        A failed start shows when the turn is submitted (a broken pool)."""
+        with contextlib.suppress(Exception):  # reported by the submit after it
+            self.ready.result()
+
+    def kill(self) -> None:
+        """Kill the process (stuck in a turn that will not stop): SIGKILL, as nothing in
+        it can be trusted to run cleanup."""
+        with contextlib.suppress(OSError, FutureTimeout):  # gone already, or never started
+            os.kill(self.ready.result(timeout=0), signal.SIGKILL)
+
     def replace(self) -> None:
         self.executor.shutdown(wait=False, cancel_futures=True)
         self.executor = self._spawn()
@@ -101,6 +121,11 @@ class ProcessTurnWork:
     native code) only its turn is lost; it goes to ``on_lost`` (re-run once, else reported
     with its trace id, as after a restart) and the worker is replaced. When this process
     dies, its workers exit too (``bot.slack.worker``) and the turn journal takes over.
+
+    A turn has ``RAGBOT_TURN_TIMEOUT_S``: the worker's agent stops it between steps and
+    apologises. A worker still in the turn ``STOP_GRACE_S`` later (a step that never
+    returns) is killed and replaced, and the asker gets the apology from here; such a
+    turn is not re-run, as it would hang again.
     """
 
     def __init__(self, config: WorkerConfig, workers: int) -> None:
@@ -113,11 +138,14 @@ class ProcessTurnWork:
         self._threads: list[threading.Thread] = []
         self._stopping = threading.Event()
         self._on_lost: OnLost = _unhandled
+        self._runner: TurnRunner | None = None
+        self.deadline_s = config.settings.turn_timeout_s + STOP_GRACE_S
 
     def start(self, runner: TurnRunner, on_lost: OnLost) -> None:
         if self._workers:
             return
         self._on_lost = on_lost
+        self._runner = runner
         for i in range(self.size):
             w = _Worker(self.config)
             self._workers.append(w)
@@ -139,8 +167,17 @@ class ProcessTurnWork:
             turn = self._queue.get()
             if turn is None:
                 return
+            w.wait_ready()
             try:
-                w.executor.submit(worker.run_turn, turn).result()
+                w.executor.submit(worker.run_turn, turn).result(timeout=self.deadline_s)
+            except FutureTimeout:
+                # no traceback to show: the worker is alive, only late
+                log.error("turn_worker_stuck", turn_id=turn.id,  # noqa: TRY400
+                          trace_id=turn.trace_id, thread=turn.thread_key,
+                          deadline_s=self.deadline_s)
+                w.kill()
+                w.replace()
+                self._report_timeout(turn)
             except BrokenProcessPool:
                 log.exception("turn_worker_died", turn_id=turn.id,
                               trace_id=turn.trace_id, thread=turn.thread_key)
@@ -151,6 +188,13 @@ class ProcessTurnWork:
             except Exception:  # run_turn catches everything; this is the call itself
                 log.exception("turn_dispatch_failed", turn_id=turn.id,
                               trace_id=turn.trace_id)
+
+    def _report_timeout(self, turn: Turn) -> None:
+        try:
+            if self._runner is not None:
+                self._runner.report_timeout(turn)
+        except Exception:  # the journal still holds it as running: recovery reports it
+            log.exception("turn_timeout_report_failed", turn_id=turn.id)
 
     def _lost(self, turn: Turn) -> None:
         try:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -315,3 +316,34 @@ def test_an_overlong_question_is_refused_before_any_work(agent: Agent) -> None:
 
     with pytest.raises(QuestionTooLongError, match="limit is 4,000"):
         ask(agent, "Which deploy tool? " * 300)
+
+
+class _SlowQueries:
+    """The real embedder, except that each query embedding first waits ``delay_s``."""
+
+    def __init__(self, embedder: Any, delay_s: float) -> None:
+        self.embedder, self.delay_s = embedder, delay_s
+        self.name, self.dim = embedder.name, embedder.dim
+        self.multilingual = embedder.multilingual
+
+    def embed_documents(self, texts: Any) -> Any:
+        return self.embedder.embed_documents(texts)
+
+    def embed_query(self, text: str) -> Any:
+        time.sleep(self.delay_s)
+        return self.embedder.embed_query(text)
+
+
+def test_turn_past_its_deadline_stops_and_frees_its_thread(agent: Agent, kb_pool, embedder) -> None:  # type: ignore[no-untyped-def]
+    from agent.errors import TurnTimeoutError
+
+    slow = build_agent(kb_pool, _SlowQueries(embedder, 0.6),
+                       config=AgentConfig(turn_timeout_s=0.5))
+    try:
+        with pytest.raises(TurnTimeoutError, match=r"no answer within 0.5s.*trace id [0-9a-f]+"):
+            ask(slow, "How do I deploy the web service?", thread="late")
+    finally:
+        slow.close()
+    # the thread's lock was let go: the next question in it is answered as usual
+    again = ask(agent, "How do I deploy the web service?", thread="late")
+    assert "deploy" in [c.doc_id for c in again.citations]

@@ -189,7 +189,8 @@ class _Factory:
         return Bot(service=service, deps=deps, fake=self.fake, sender=sender, agent=agent)
 
     def processes(self, agent_factory: Any = None, *, workers: int = 1,
-                  pacer_interval: float = 0.25, **overrides: Any) -> Bot:
+                  pacer_interval: float = 0.25, turn_timeout_s: float | None = None,
+                  **overrides: Any) -> Bot:
         """A bot as ``ragbot serve`` runs it: agent turns in ``workers`` worker processes,
         each building its own agent with ``agent_factory`` (a picklable callable;
         default: the real agent)."""
@@ -200,7 +201,10 @@ class _Factory:
 
         overrides.setdefault("heartbeat_s", 0.2)
         overrides.setdefault("stale_after_s", 1.0)
-        deps = create_process_deps(self._settings(), pool=self.pool,
+        settings = self._settings()
+        if turn_timeout_s is not None:
+            settings = settings.model_copy(update={"turn_timeout_s": turn_timeout_s})
+        deps = create_process_deps(settings, pool=self.pool,
                                    database_url=str(self.pool.conninfo), workers=workers,
                                    agent_factory=agent_factory or real_agent,
                                    pacer=SharedPacer(pacer_interval), **overrides)

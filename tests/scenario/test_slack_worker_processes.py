@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from store import slack_state
-from tests.scenario.agents import always_dies, dies_once
+from tests.scenario.agents import always_dies, dies_once, slow_search
 from tests.scenario.conftest import PUBLIC, Bot, block_text
 
 pytestmark = [pytest.mark.scenario, pytest.mark.db, pytest.mark.model]
@@ -86,3 +86,40 @@ def test_turn_that_keeps_killing_its_worker_is_reported_with_its_trace_id(  # ty
         (journal,) = slack_state.turns_for_message(conn, PUBLIC, event["ts"])
     assert journal.state == "failed"
     assert os.getpid() not in bot.deps.work.wait_ready()
+
+
+def _apology_shown(bot: Bot, turn: slack_state.Turn) -> str:
+    shown = block_text(bot.fake.message(PUBLIC, turn.status_ts or "") or {})
+    assert "Sorry, something went wrong" in shown
+    assert turn.trace_id is not None
+    assert turn.trace_id in shown
+    return shown
+
+
+def test_turn_past_its_deadline_is_stopped_with_an_apology_and_its_trace_id(  # type: ignore[no-untyped-def]
+        make_bot) -> None:
+    # each search takes 1.5 s against a 1 s deadline: the agent stops after that step
+    bot = make_bot.processes(partial(slow_search, 1.5), workers=1, turn_timeout_s=1.0)
+    pids_before = bot.deps.work.wait_ready()
+    event = bot.sender.mention(PUBLIC, QUESTION)
+    assert bot.sender.event(event).status == 200
+    turn = bot.wait_done(PUBLIC, event["ts"], timeout=60)
+    assert turn.state == "failed"
+    _apology_shown(bot, turn)
+    assert len(_bot_posts(bot, event["ts"])) == 1  # the status message became the apology
+    assert bot.deps.work.wait_ready() == pids_before  # the worker stopped the turn itself
+
+
+def test_worker_stuck_past_its_deadline_is_replaced_and_the_asker_gets_the_apology(  # type: ignore[no-untyped-def]
+        make_bot) -> None:
+    # a search that does not come back within the turn: the worker cannot stop by itself
+    bot = make_bot.processes(partial(slow_search, 600.0), workers=1, turn_timeout_s=1.0)
+    pids_before = set(bot.deps.work.wait_ready())
+    event = bot.sender.mention(PUBLIC, QUESTION)
+    assert bot.sender.event(event).status == 200
+    turn = bot.wait_done(PUBLIC, event["ts"], timeout=60)
+    assert turn.state == "failed"
+    assert turn.attempts == 1  # stopped, not re-run: it would hang again
+    _apology_shown(bot, turn)
+    assert len(_bot_posts(bot, event["ts"])) == 1
+    assert not pids_before & set(bot.deps.work.wait_ready())  # the stuck worker was replaced

@@ -31,6 +31,7 @@ bench: install
 	$(BIN)/python -m bench.memory
 	$(BIN)/python -m bench.answer_latency
 	$(BIN)/python -m bench.slack_latency
+	$(BIN)/python -m bench.adversarial
 
 lint: install
 	$(BIN)/ruff check bot agent store tests bench

@@ -87,34 +87,40 @@ def main(argv: Sequence[str] | None = None) -> int:
     report = ingest_paths(pool, KB, [args.kb_path], embedder=embedder)
     print(f"ingested {args.kb_path}: {report.summary()}")
     agent = build_agent(pool, embedder)
-    timed: list[tuple[float, str, str]] = []
+    # wall time, and this process's CPU time (all its threads): on a loaded machine the wall
+    # time mostly measures the wait for a core
+    timed: list[tuple[float, float, str, str]] = []
     try:
         agent.ask(Question(text="How do I deploy?", thread_id="bench:warm", kb=KB))
         started = time.perf_counter()
         for text, described in questions:
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             result = agent.ask(Question(text=text, thread_id=f"bench:{uuid.uuid4().hex}",
                                         kb=KB))
-            timed.append(((time.perf_counter() - t0) * 1000, result.route, described))
+            timed.append(((time.perf_counter() - t0) * 1000,
+                          (time.process_time() - c0) * 1000, result.route, described))
         wall = time.perf_counter() - started
     finally:
         agent.close()
         pool.close()
         if not args.keep:
             drop_database(admin, url)
-    latencies = [ms for ms, _, _ in timed]
+    latencies = [ms for ms, _, _, _ in timed]
     p50, p95, worst = percentile(latencies, 50), percentile(latencies, 95), max(latencies)
+    cpu_worst = max(cpu for _, cpu, _, _ in timed)
     slowest = sorted(timed, reverse=True)[:5]
-    print_table(["ms", "route", "question"], [(ms, r, d[:90]) for ms, r, d in slowest])
+    print_table(["ms", "cpu ms", "route", "question"],
+                [(ms, cpu, r, d[:80]) for ms, cpu, r, d in slowest])
     over = sum(ms > TARGET_MS for ms in latencies)
     print(f"\n{len(timed)} adversarial questions in {wall:.1f} s: p50 {p50:.0f} ms, "
-          f"p95 {p95:.0f} ms, slowest {worst:.0f} ms; {over} over {TARGET_MS:.0f} ms "
-          f"(target: none)")
+          f"p95 {p95:.0f} ms, slowest {worst:.0f} ms (most CPU in one turn: "
+          f"{cpu_worst:.0f} ms); {over} over {TARGET_MS:.0f} ms (target: none)")
     path = write_results("adversarial", {
         "questions": len(timed), "seed": args.seed, "p50_ms": round(p50, 1),
-        "p95_ms": round(p95, 1), "max_ms": round(worst, 1), "over_target": over,
-        "target_ms": TARGET_MS,
-        "slowest": [{"ms": round(ms, 1), "route": r, "question": d} for ms, r, d in slowest],
+        "p95_ms": round(p95, 1), "max_ms": round(worst, 1), "max_cpu_ms": round(cpu_worst, 1),
+        "over_target": over, "target_ms": TARGET_MS,
+        "slowest": [{"ms": round(ms, 1), "cpu_ms": round(cpu, 1), "route": r, "question": d}
+                    for ms, cpu, r, d in slowest],
     })
     print(f"results: {path}")
     return 0

@@ -184,13 +184,16 @@ def compare(a: Sequence[Mapping[str, Any]], b: Sequence[Mapping[str, Any]]) -> s
         ma = sa["overall"] if kind == "all" else sa["by_kind"].get(kind, {})
         mb = sb["overall"] if kind == "all" else sb["by_kind"].get(kind, {})
         lines.append((kind, "A", *(_cell(ma.get(c)) for c in COLUMNS)))
-        lines.append(("", "B", *(_cell(mb.get(c)) for c in COLUMNS)))
+        # Every row names its kind: a blank first cell reads as one column fewer when the
+        # table is pasted into a spreadsheet or split on whitespace.
+        lines.append((kind, "B", *(_cell(mb.get(c)) for c in COLUMNS)))
         delta = []
         for c in COLUMNS:
             x, y = ma.get(c), mb.get(c)
             ok = isinstance(x, int | float) and isinstance(y, int | float)
             d = (y - x) if ok else None
             delta.append("-" if d is None or (isinstance(d, float) and math.isnan(d))
+                         else f"{d:+d}" if isinstance(d, int)
                          else f"{d:+.3f}" if abs(d) <= 1 else f"{d:+.1f}")
-        lines.append(("", "B-A", *delta))
+        lines.append((kind, "B-A", *delta))
     return _table(lines)

@@ -235,21 +235,56 @@ def run_export(pool: ConnectionPool, argv: list[str]) -> int:
     return int(args.handler(args, ctx))
 
 
-def test_cli_export_writes_questions_and_review_files(
-        pool: ConnectionPool, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def _one_document_kb(pool: ConnectionPool, embedder: Any) -> None:
+    from store.ingest import ingest_documents
+    from store.types import SourceDocument
+
+    ingest_documents(pool, "default", [SourceDocument(
+        doc_key="badge", source="kb/badge.md", title="Badges",
+        text="Visitor badges are printed at the front desk.", fmt="markdown")],
+        embedder=embedder)
+
+
+def test_cli_export_out_file_puts_review_and_corpus_beside_it(
+        pool: ConnectionPool, embedder: Any, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    _one_document_kb(pool, embedder)
     vote(pool, "1.1", "U1", UP, 1)
     vote(pool, "2.2", "U1", DOWN, 2)
     vote(pool, "3.3", "U1", UP, 3)
     with pool.connection() as conn:
         conn.execute("UPDATE feedback_votes SET updated_at = '2020-01-01' "
                      "WHERE message_ts = '3.3'")
-    out, review = tmp_path / "q.jsonl", tmp_path / "sub" / "bad.jsonl"
-    assert run_export(pool, ["--out", str(out), "--review", str(review),
-                             "--since", "2021-06-01"]) == 0
+    out = tmp_path / "sub" / "fb.jsonl"
+    assert run_export(pool, ["--out", str(out), "--since", "2021-06-01"]) == 0
+    assert sorted(p.name for p in out.parent.iterdir()) == [
+        "fb-corpus.jsonl", "fb-review.jsonl", "fb.jsonl"]
+    assert not (tmp_path / "review.jsonl").exists()
     questions = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
     assert [q["id"] for q in questions] == ["feedback-tr1"]
-    assert [json.loads(x)["trace_id"] for x in review.read_text().splitlines()] == ["tr2"]
+    review = out.with_name("fb-review.jsonl").read_text(encoding="utf-8").splitlines()
+    assert [json.loads(x)["trace_id"] for x in review] == ["tr2"]
+    corpus = out.with_name("fb-corpus.jsonl").read_text(encoding="utf-8").splitlines()
+    assert [json.loads(x)["id"] for x in corpus] == ["badge"]
     assert "1 questions" in capsys.readouterr().out
+
+
+def test_cli_export_out_dir_writes_a_dataset_folder(
+        pool: ConnectionPool, embedder: Any, tmp_path: Path) -> None:
+    _one_document_kb(pool, embedder)
+    vote(pool, "1.1", "U1", UP, 1)
+    assert run_export(pool, ["--out-dir", str(tmp_path / "fb")]) == 0
+    assert sorted(p.name for p in (tmp_path / "fb").iterdir()) == [
+        "corpus.jsonl", "questions.jsonl", "review.jsonl"]
+
+
+def test_cli_export_to_a_missing_kb_writes_nothing(
+        pool: ConnectionPool, tmp_path: Path) -> None:
+    from store.errors import StoreError
+
+    with pytest.raises(StoreError):
+        run_export(pool, ["--out", str(tmp_path / "fb.jsonl"), "--kb", "nope"])
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_cli_export_needs_an_output_and_rejects_a_bad_date(

@@ -144,3 +144,17 @@ def test_compare_reports_the_difference_per_kind() -> None:
     table = compare(a, b)
     delta = next(line for line in table.splitlines() if "B-A" in line)
     assert "+1.000" in delta
+
+
+def test_compare_delta_row_lines_up_with_the_header_columns() -> None:
+    q = Question(id="a", question="?", gold_doc_ids=("d1",), answers=(("x",),))
+    a = [{**(r := _line("a", refused=False, answer="no", retrieved=["d0"])),
+          "scores": scores(r, q)}]
+    b = [{**(r := _line("a", refused=False, answer="x", retrieved=["d1"])),
+          "scores": scores(r, q)}]
+    rows = [line.split() for line in compare(a, b).splitlines()]
+    header = rows[0]
+    assert all(len(row) == len(header) for row in rows), rows
+    delta = next(row for row in rows if row[1] == "B-A")
+    assert delta[header.index("answer_acc")] == "+1.000"
+    assert delta[header.index("questions")] == "+0"

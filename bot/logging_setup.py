@@ -17,11 +17,24 @@ import structlog
 from store.redaction import redact_event
 
 
+class _CurrentStderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
+    """Writes to whatever ``sys.stderr`` is at the time (as ``logging.lastResort`` does)."""
+
+    @property
+    def stream(self) -> TextIO:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value: TextIO) -> None:
+        del value  # StreamHandler.__init__ assigns it; the live sys.stderr always wins
+
+
 def configure_logging(level: str = "INFO", fmt: str = "auto",
                       stream: TextIO | None = None) -> None:
-    """Route structlog and the standard library to ``stream`` (default stderr)."""
-    stream = stream or sys.stderr
-    use_json = fmt == "json" or (fmt == "auto" and not stream.isatty())
+    """Route structlog and the standard library to ``stream`` (default: ``sys.stderr`` as it
+    is when each line is written, so a progress bar that redirects stderr prints log lines
+    above itself instead of being overwritten by them)."""
+    use_json = fmt == "json" or (fmt == "auto" and not (stream or sys.stderr).isatty())
     shared: list[structlog.types.Processor] = [
         structlog.contextvars.merge_contextvars,
         structlog.stdlib.add_log_level,
@@ -55,7 +68,7 @@ def configure_logging(level: str = "INFO", fmt: str = "auto",
             renderer,
         ],
     )
-    handler = logging.StreamHandler(stream)
+    handler = logging.StreamHandler(stream) if stream else _CurrentStderrHandler()
     handler.setFormatter(formatter)
     root = logging.getLogger()
     root.handlers[:] = [handler]

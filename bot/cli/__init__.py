@@ -38,6 +38,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="ragbot",
         description="Agentic RAG knowledge-base bot: ingest documents, search, ask, chat, "
         "evaluate, and serve Slack.",
+        epilog="Exit status: 0 done; 1 some items failed (the others were done); 2 error "
+        "(nothing was done: the message names the fix).",
     )
     parser.add_argument("--log-level", default=None, help="DEBUG, INFO, WARNING (default INFO)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
@@ -67,9 +69,15 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (`ragbot ... | head`): stop quietly, and keep Python from
+        # reporting the same broken pipe again when it flushes stdout at exit.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141  # what a shell reports for a process ended by SIGPIPE
     except Exception:
         structlog.get_logger("ragbot").exception("command_failed", command=args.command)
-        return 1
+        return 2
     finally:
         ctx.close()
 

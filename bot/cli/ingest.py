@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bot.cli.progress import progress_bar
@@ -51,6 +52,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace, ctx: AppContext) -> int:
     from store.ingest import ingest_paths
 
+    missing = [p for p in args.paths if not Path(p).expanduser().exists()]
+    if missing:  # a typo in a path is a usage error: nothing is ingested, no KB is created
+        for path in missing:
+            print(f"error: {path}: no such file or folder (check the path)", file=sys.stderr)
+        return 2
     kb = args.kb or ctx.settings.default_kb
     max_bytes = (int(args.max_file_mb * 1024 * 1024) if args.max_file_mb is not None
                  else ctx.settings.max_file_bytes)

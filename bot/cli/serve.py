@@ -66,7 +66,14 @@ def handle(args: argparse.Namespace, ctx: AppContext) -> int:
     pool = open_pool(ctx.database_url, min_size=4, max_size=32)
     deps = create_process_deps(settings, pool=pool, database_url=ctx.database_url,
                                workers=workers, kb=args.kb, jobs=JobQueue(ctx.pool), ctx=ctx)
-    service = SlackService(deps)
+    from slack_sdk.errors import SlackClientError
+
+    try:
+        service = SlackService(deps)  # Bolt checks the token with auth.test here
+    except (OSError, SlackClientError) as exc:
+        pool.close()
+        print(f"error: {slack_start_failure(exc, settings)}", file=sys.stderr)
+        return 2
     # reindex jobs run beside it, in a process of their own (more can join: ragbot worker)
     jobs = _start_job_process(settings, ctx.database_url)
     signal.signal(signal.SIGTERM, _interrupt)  # docker stop: finish in-flight turns
@@ -85,6 +92,22 @@ def handle(args: argparse.Namespace, ctx: AppContext) -> int:
         jobs.join(30)
         pool.close()
     return 0
+
+
+def slack_start_failure(exc: BaseException, settings: Settings) -> str:
+    """One line saying what failed when the bot first talks to Slack, and what to check."""
+    from slack_sdk.errors import SlackApiError
+
+    api = settings.slack_api_url
+    if isinstance(exc, SlackApiError):
+        code = exc.response.get("error") if exc.response is not None else None
+        return (f"Slack refused the bot token at startup (auth.test: {code or exc}); check "
+                "SLACK_BOT_TOKEN (Bot User OAuth Token, xoxb-…) and that the app is installed "
+                "in the workspace")
+    reason = getattr(exc, "reason", None) or exc
+    return (f"cannot reach the Slack Web API at {api} ({type(exc).__name__}: {reason}); check "
+            "this machine's network access to Slack, any HTTPS proxy (HTTPS_PROXY), and "
+            "SLACK_API_URL")
 
 
 def _interrupt(signum: int, frame: object) -> None:

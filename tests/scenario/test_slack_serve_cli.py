@@ -75,3 +75,26 @@ def test_serve_runs_reindex_jobs_in_its_job_process(served: SlackSender, scenari
     told = fake_slack.wait_for(lambda f: [
         c for c in f.calls() if "`no-such-kb` failed" in json.dumps(c.body)], timeout=120)
     assert told
+
+
+def test_serve_with_slack_unreachable_exits_2_with_one_readable_line(
+        scenario_db: str, tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as s:  # a local port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        closed = s.getsockname()[1]
+    api = f"http://127.0.0.1:{closed}/api/"
+    env = {**os.environ, "DATABASE_URL": scenario_db, "RAGBOT_HOME": str(tmp_path),
+           "SLACK_BOT_TOKEN": "xoxb-cli", "SLACK_SIGNING_SECRET": SECRET,
+           "SLACK_API_URL": api, "RAGBOT_LOG_LEVEL": "CRITICAL", "HF_HUB_OFFLINE": "1"}
+    env.pop("SLACK_APP_TOKEN", None)
+    done = subprocess.run(  # noqa: S603 - our own CLI
+        [str(Path(sys.executable).with_name("ragbot")), "serve", "--http", "--port", "0",
+         "--workers", "1"], env=env, capture_output=True, text=True, timeout=120,
+        cwd=Path(__file__).resolve().parents[2], check=False)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        f"error: cannot reach the Slack Web API at {api} (URLError: [Errno 111] Connection "
+        "refused); check this machine's network access to Slack, any HTTPS proxy "
+        "(HTTPS_PROXY), and SLACK_API_URL"]

@@ -105,3 +105,20 @@ def test_the_ingest_reader_reads_every_sample_with_its_title_type_and_acl() -> N
     assert docs["finance-q3-2026-briefing.md"].acl == ("group:finance",)
     assert docs["returns-report-2026-q3.md"].acl == ("public",)
     assert docs["holiday-schedule-2026.html"].title == "2026年节假日安排与封网时间"
+
+
+def _readme_demo_questions() -> list[str]:
+    readme = (KB.parents[1] / "README.md").read_text(encoding="utf-8")
+    block = readme.split("Try:", 1)[1].split("```", 2)[1]
+    return [line.removeprefix(">").strip() for line in block.splitlines()
+            if line.startswith(">")]
+
+
+def test_readme_english_demo_questions_use_words_of_the_sample_documents() -> None:
+    corpus = " ".join(p.read_text(encoding="utf-8").lower() for p in KB.iterdir())
+    english = [q for q in _readme_demo_questions() if not _CJK.search(q)]
+    assert english
+    for question in english:
+        words = {w for w in re.findall(r"[a-z]{5,}", question.lower())} - {"which", "where"}
+        missing = sorted(w for w in words if w not in corpus)
+        assert not missing, f"{question!r}: {missing} appear in no sample document"

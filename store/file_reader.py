@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-from store.formats import read_docx, read_html, read_pdf
+from store.formats import html_meta, read_docx, read_html, read_pdf
 from store.limits import InputLimitError, ReadLimits, load_front_matter
 from store.types import PUBLIC, SourceDocument
 
@@ -71,6 +71,21 @@ def check_file(path: Path, max_bytes: int | None) -> None:
         raise ItemError("file is empty", "remove it or add content")
 
 
+def likely_encoding(data: bytes) -> str:
+    """``GBK`` or ``LATIN1``: the legacy encoding under which ``data`` reads as plausible text.
+
+    Chinese text in GBK is almost all GB2312 characters, both bytes 0xA1 or above; Latin-1
+    text read as GBK either fails or pairs an accented letter with the ASCII letter after it.
+    """
+    try:
+        text = data.decode("gbk")
+    except UnicodeDecodeError:
+        return "LATIN1"
+    wide = [ch for ch in text if ord(ch) > 0x7F]
+    common = sum(1 for ch in wide if min(ch.encode("gbk")) >= 0xA1)
+    return "GBK" if wide and common >= 0.9 * len(wide) else "LATIN1"
+
+
 def decode(data: bytes) -> str:
     """UTF-8 text with some content; binary data and other encodings are refused."""
     if b"\x00" in data:
@@ -79,8 +94,11 @@ def decode(data: bytes) -> str:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise ItemError(f"not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start})",
-                   "re-save it as UTF-8, e.g. `iconv -f GBK -t UTF-8 FILE > NEW`") from None
+        encoding = likely_encoding(data)
+        raise ItemError(f"not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
+                        f"it looks like {encoding}",
+                        f"re-save it as UTF-8, e.g. `iconv -f {encoding} -t UTF-8 FILE > NEW`"
+                        ) from None
     if not text.strip():
         raise ItemError("no text (only whitespace)", "remove it or add content")
     return text
@@ -152,7 +170,7 @@ def _parse_file(path: Path, suffix: str, limits: ReadLimits
             title, body = read_html(text)
         except InputLimitError as exc:
             raise ItemError(exc.reason, exc.fix) from None
-        return title, body, {}, "markdown"
+        return title, body, html_meta(text), "markdown"
     fmt = TEXT_SUFFIXES[suffix]
     if fmt != "markdown":
         return None, text, {}, fmt

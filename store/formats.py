@@ -68,6 +68,20 @@ def read_html(markup: str) -> tuple[str | None, str]:
     return title or None, text
 
 
+def html_meta(markup: str) -> dict[str, str]:
+    """Front-matter-like fields a page declares: ``<meta name="doc_type" content="...">``."""
+    from bs4 import BeautifulSoup
+    from bs4.filter import SoupStrainer
+
+    found: dict[str, str] = {}
+    for tag in BeautifulSoup(markup, "html.parser", parse_only=SoupStrainer("meta")
+                             ).find_all("meta"):
+        name, content = str(tag.get("name") or "").strip().lower(), tag.get("content")
+        if name == "doc_type" and isinstance(content, str) and content.strip():
+            found.setdefault(name, content.strip())
+    return found
+
+
 def _inline(node: Any) -> str:
     return _SPACES.sub(" ", node.get_text(" ")).strip()
 

@@ -29,7 +29,14 @@ from store import readers
 from store.chunking import chunk_text, embedding_input
 from store.embedding import Embedder, Vectors
 from store.errors import ModelMismatchError, StoreError
-from store.kb import KnowledgeBase, get_kb, get_or_create_kb, kb_write_lock, record_source
+from store.kb import (
+    KnowledgeBase,
+    find_kb,
+    get_kb,
+    get_or_create_kb,
+    kb_write_lock,
+    record_source,
+)
 from store.limits import DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_PDF_PAGES, ReadLimits
 from store.readers import ReadFailure, Scope
 from store.types import ChunkDraft, SourceDocument
@@ -51,6 +58,7 @@ class IngestReport:
     chunks: int = 0
     seconds: float = 0.0
     errors: list[str] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)  # not failures: things to act on
     embed_seconds: float = 0.0  # of ``seconds``, spent inside the embedder
     unreadable: list[str] = field(default_factory=list)  # doc_keys whose file did not read
 
@@ -79,6 +87,7 @@ class _Run:
     report: IngestReport
     tick: Callable[[], None]
     seen: set[str] = field(default_factory=set)
+    landed: set[str] = field(default_factory=set)  # doc keys now stored (new or unchanged)
 
 
 def content_hash(doc: SourceDocument) -> str:
@@ -112,6 +121,7 @@ def _lookup(run: _Run, docs: list[SourceDocument]) -> list[_Pending]:
         stored = known.get(doc.doc_key)
         if stored and stored.is_latest and stored.content_hash == digest:
             run.report.unchanged += 1
+            run.landed.add(doc.doc_key)
             run.tick()
             continue
         drafts = chunk_text(doc.text, doc.fmt)
@@ -186,6 +196,7 @@ def _flush(run: _Run, batch: list[_Pending]) -> None:
             else:
                 run.report.updated += 1
             run.report.chunks += len(pending.drafts)
+            run.landed.add(pending.doc.doc_key)
             run.tick()
 
 
@@ -237,7 +248,7 @@ def _process(run: _Run, items: Iterable[SourceDocument | ReadFailure]) -> None:
     _flush(run, embed)
 
 
-def _prune(run: _Run, scopes: Sequence[Scope]) -> None:
+def _prune(run: _Run, scopes: Sequence[Scope], prune: bool) -> None:
     # A file reached through two scopes (a folder and a subfolder, a folder twice) was read
     # once and recorded in one of them: prune each place against everything this run saw.
     seen = set().union(*(scope.seen for scope in scopes))
@@ -246,6 +257,15 @@ def _prune(run: _Run, scopes: Sequence[Scope]) -> None:
         key = (scope.kind, scope.path)
         places[key] = places.get(key, True) and scope.complete
     for (kind, path), complete in places.items():
+        if not prune:
+            gone = rows.count_vanished(run.conn, run.kb.id, run.generation,
+                                       Scope(kind, path, seen)) if complete else 0
+            if gone:  # still answerable until pruned: say so, once per place
+                what = "files" if kind == "folder" else "document ids"
+                run.report.notices.append(
+                    f"{path}: {gone} recorded {what} are gone from it but still answerable; "
+                    f"`ragbot ingest {path} --kb {run.kb.name} --prune` archives them")
+            continue
         if not complete:
             run.report.errors.append(
                 f"{path}: not pruned because some lines could not be identified "
@@ -259,7 +279,8 @@ def _execute(pool: ConnectionPool[Any], kb_name: str,
              items: Callable[[], Iterator[SourceDocument | ReadFailure]], *,
              embedder: Embedder, generation: int | None, total: int,
              scopes: Sequence[Scope], sources: Sequence[dict[str, Any]],
-             on_progress: Callable[[int, int], None] | None) -> IngestReport:
+             on_progress: Callable[[int, int], None] | None,
+             prune: bool = False) -> IngestReport:
     report = IngestReport()
     started = time.perf_counter()
     done = 0
@@ -271,6 +292,7 @@ def _execute(pool: ConnectionPool[Any], kb_name: str,
             on_progress(done, max(total, done))
 
     with pool.connection() as conn:
+        existed = generation is not None or find_kb(conn, kb_name) is not None
         kb, gen = _resolve(conn, kb_name, embedder, generation)
         # A reindex (explicit generation) already holds the KB's write lock for its build.
         lock = kb_write_lock(conn, kb.id) if generation is None else contextlib.nullcontext()
@@ -281,8 +303,13 @@ def _execute(pool: ConnectionPool[Any], kb_name: str,
                 kb, gen = _resolve(conn, kb_name, embedder, None)
             run = _Run(conn, kb, gen, embedder, report, tick)
             _process(run, items())
-            _prune(run, scopes)
-            for source in sources:
+            _prune(run, scopes, prune)
+            if not existed and not run.landed:
+                # Nothing could be ingested: leave no empty KB behind to answer from.
+                conn.execute("DELETE FROM knowledge_bases WHERE id = %s", [kb.id])
+                report.seconds = time.perf_counter() - started
+                return report
+            for source in landed_sources(sources, run.landed):
                 record_source(conn, kb.id, source)
             conn.execute("UPDATE knowledge_bases SET last_ingest_at = now() WHERE id = %s",
                          [kb.id])
@@ -292,6 +319,20 @@ def _execute(pool: ConnectionPool[Any], kb_name: str,
              pruned=report.pruned, chunks=report.chunks, seconds=round(report.seconds, 2),
              embed_seconds=round(report.embed_seconds, 2))
     return report
+
+
+def landed_sources(sources: Sequence[dict[str, Any]], landed: set[str]
+                   ) -> list[dict[str, Any]]:
+    """The sources a reindex should re-read: a file only when it was ingested (a failed one
+    would fail again), a folder when something under it was, a corpus when anything was."""
+    kept = []
+    for source in sources:
+        path = str(source["path"])
+        under = path.rstrip("/") + "/"
+        if (path in landed or any(key.startswith(under) for key in landed)
+                or (path.endswith(".jsonl") and landed)):
+            kept.append(source)
+    return kept
 
 
 def ingest_paths(pool: ConnectionPool[Any], kb_name: str, paths: Sequence[str | Path], *,
@@ -325,7 +366,7 @@ def ingest_paths(pool: ConnectionPool[Any], kb_name: str, paths: Sequence[str | 
         lambda: readers.read_plan(the_plan, doc_type=doc_type, acl=acl,
                                   limits=ReadLimits(max_file_bytes, max_pdf_pages)),
         embedder=embedder, generation=generation, total=the_plan.total,
-        scopes=the_plan.scopes if prune else (), sources=sources, on_progress=on_progress)
+        scopes=the_plan.scopes, sources=sources, on_progress=on_progress, prune=prune)
 
 
 def ingest_documents(pool: ConnectionPool[Any], kb_name: str, docs: Iterable[SourceDocument],

@@ -106,16 +106,28 @@ def _scrub_if_restricted(conn: psycopg.Connection[Any], kb_id: int, previous_id:
         scrub_document_from_traces(conn, kb_id, [doc_key])
 
 
+def _scope_where(scope: Scope) -> tuple[str, list[Any]]:
+    if scope.kind == "folder":
+        prefix = scope.path.rstrip("/") + "/"
+        return "left(doc_key, %s) = %s", [len(prefix), prefix]
+    return "metadata->>'corpus' = %s", [scope.path]
+
+
+def count_vanished(conn: psycopg.Connection[Any], kb_id: int, generation: int,
+                   scope: Scope) -> int:
+    """How many latest documents of ``scope`` this ingest did not see (what --prune takes)."""
+    where, args = _scope_where(scope)
+    row = conn.execute(
+        f"SELECT count(*) FROM documents WHERE kb_id = %s AND generation = %s AND is_latest "
+        f"AND {where} AND NOT (doc_key = ANY(%s))",
+        [kb_id, generation, *args, list(scope.seen)]).fetchone()
+    return int(row[0]) if row else 0
+
+
 def prune_scope(conn: psycopg.Connection[Any], kb_id: int, generation: int,
                 scope: Scope) -> int:
     """Archive latest documents of ``scope`` that this ingest did not see; return how many."""
-    if scope.kind == "folder":
-        prefix = scope.path.rstrip("/") + "/"
-        where = "left(doc_key, %s) = %s"
-        args: list[Any] = [len(prefix), prefix]
-    else:
-        where = "metadata->>'corpus' = %s"
-        args = [scope.path]
+    where, args = _scope_where(scope)
     with conn.transaction():
         rows = conn.execute(
             f"SELECT id, doc_key FROM documents WHERE kb_id = %s AND generation = %s "

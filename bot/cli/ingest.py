@@ -75,5 +75,7 @@ def run(args: argparse.Namespace, ctx: AppContext) -> int:
         return 2
     for line in report.errors:
         print(f"error: {line}", file=sys.stderr)
+    for line in report.notices:
+        print(f"note: {line}", file=sys.stderr)
     print(f"{kb}: {report.summary()}")
     return 1 if report.failed else 0

@@ -168,3 +168,32 @@ def test_normalize_acl(value: object, expected: tuple[str, ...]) -> None:
 def test_normalize_acl_rejects_unknown_principals(bad: object) -> None:
     with pytest.raises((ValueError, TypeError), match="item: "):
         normalize_acl(bad, "item")
+
+
+def test_html_meta_doc_type_and_title_name_the_document(tmp_path: Path) -> None:
+    path = tmp_path / "canteen.html"
+    path.write_text(
+        "<!doctype html><html><head><meta charset='utf-8'><title>Canteen hours</title>"
+        "<meta name=\"doc_type\" content=\"faq\"></head><body><h1>Food</h1>"
+        "<p>The canteen opens at 11:30.</p></body></html>", encoding="utf-8")
+    doc = _one(path, doc_type="document")
+    assert doc.title == "Canteen hours"
+    assert doc.doc_type == "faq"  # the page's own type wins over --doc-type
+    assert "Canteen hours" not in doc.text
+
+
+@pytest.mark.parametrize(("text", "encoding", "expected"), [
+    ("值班表：夜间告警由二线工程师处理，周末轮换。", "gbk", "GBK"),
+    ("Le café ouvre à 8 h ; réunion prévue jeudi.", "latin-1", "LATIN1"),
+    ("Die Grüße kommen später; Straße gesperrt.", "latin-1", "LATIN1"),
+])
+def test_undecodable_file_names_its_likely_encoding(
+        tmp_path: Path, text: str, encoding: str, expected: str) -> None:
+    path = tmp_path / "legacy.txt"
+    path.write_bytes(text.encode(encoding))
+    (failure,) = _read(path)
+    assert isinstance(failure, ReadFailure)
+    assert f"it looks like {expected}" in failure.message()
+    assert f"iconv -f {expected} -t UTF-8" in failure.message()
+    # the named encoding is the one that reads the file back as written
+    assert path.read_bytes().decode(expected.lower()) == text

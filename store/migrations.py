@@ -241,6 +241,25 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE slack_threads ADD COLUMN context_expired_at timestamptz;
     """,
+    # eval history: each `ragbot eval` run (set, code commit, settings) and its per-question
+    # result lines, for `ragbot report`.
+    """
+    CREATE TABLE eval_runs (
+        id bigserial PRIMARY KEY,
+        set_name text NOT NULL,
+        kb text NOT NULL,
+        code_commit text,
+        settings jsonb NOT NULL DEFAULT '{}',
+        started_at timestamptz NOT NULL DEFAULT now()
+    );
+    CREATE TABLE eval_results (
+        run_id bigint NOT NULL REFERENCES eval_runs(id) ON DELETE CASCADE,
+        position integer NOT NULL,
+        question_id text NOT NULL,
+        result jsonb NOT NULL,
+        PRIMARY KEY (run_id, position)
+    );
+    """,
 ]
 
 

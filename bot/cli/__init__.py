@@ -27,6 +27,7 @@ COMMAND_MODULES = [
     "trace",
     "eval",
     "feedback",
+    "report",
     "worker",
     "serve",
     "db",

@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from bot.context import AppContext
@@ -106,6 +106,19 @@ def compare_runs(paths: list[Path]) -> int:
     return 0
 
 
+def _record_history(args: argparse.Namespace, ctx: AppContext, folder: Path, kb: str,
+                    results: list[dict[str, Any]]) -> None:
+    """Keep the run for ``ragbot report``: set, commit, settings, per-question results."""
+    from bot.evaluation.history import code_commit, run_settings
+    from store.eval_runs import record_run
+
+    with ctx.pool.connection() as conn:
+        run_id = record_run(conn, set_name=folder.resolve().name, kb=kb,
+                            code_commit=code_commit(), settings=run_settings(args, ctx.settings),
+                            results=results)
+    print(f"recorded as eval run #{run_id} (ragbot report --out report.html)", file=sys.stderr)
+
+
 def run(args: argparse.Namespace, ctx: AppContext) -> int:
     from bot.evaluation.answers import answer_summary, format_answer_summary, scores
     from bot.evaluation.dataset import load_questions, replay_order
@@ -132,6 +145,7 @@ def run(args: argparse.Namespace, ctx: AppContext) -> int:
     records = ({**r, "scores": scores(r, by_id[r["id"]])}
                for r in run_questions(questions, step))
     results = write_results(records, args.out)
+    _record_history(args, ctx, folder, kb, results)
     summary = summarize(results, {q.id: q.gold_doc_ids for q in questions},
                         {q.id: q.kind for q in questions})
     if args.json:

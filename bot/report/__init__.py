@@ -1,0 +1,1 @@
+"""``ragbot report``: eval history and feedback as one self-contained HTML page."""

@@ -30,6 +30,16 @@ class SetHistory:
     # metric -> series ("all" or a tag) -> value per run (None: not measured in that run)
     rates: dict[str, dict[str, list[float | None]]] = field(default_factory=dict)
     latency: dict[str, list[float | None]] = field(default_factory=dict)
+    tags: list[str] = field(default_factory=list)
+
+    def chart_series(self, metric: str, limit: int = 8) -> dict[str, list[float | None]]:
+        """"all" and the tags with the most questions, up to ``limit`` lines (a chart with
+        more is unreadable; the per-tag table holds every tag)."""
+        latest = self.runs[-1].results if self.runs else []
+        size = {t: sum(1 for r in latest if t in ((r.get("scores") or {}).get("tags") or []))
+                for t in self.tags}
+        keep = ["all", *sorted(self.tags, key=lambda t: (-size[t], t))[: limit - 1]]
+        return {name: self.rates[metric][name] for name in keep}
 
 
 @dataclass(frozen=True)
@@ -64,6 +74,7 @@ def set_histories(runs: Sequence[EvalRun]) -> list[SetHistory]:
     for history in by_set.values():
         summaries = [answer_summary(r.results) for r in history.runs]
         tags = sorted({t for s in summaries for t in s["by_tag"]})
+        history.tags = tags
         history.labels = [run_label(r) for r in history.runs]
         for metric in RATES:
             series = {"all": [_value(s["overall"].get(metric)) for s in summaries]}

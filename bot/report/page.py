@@ -38,12 +38,29 @@ def _settings(settings: dict[str, object]) -> str:
 
 def _set_section(index: int, history: SetHistory) -> str:
     charts = [svg.line_chart(f"{history.name}: {title}", f"set{index}-{metric}",
-                             history.labels, history.rates[metric], y_max=1.0)
+                             history.labels, history.chart_series(metric), y_max=1.0)
               for metric, title in RATES.items()]
     charts.append(svg.line_chart(f"{history.name}: latency", f"set{index}-latency",
                                  history.labels, history.latency, unit=" ms"))
     return (f"<h2>Set {escape(history.name)}</h2>{_runs_table(history)}"
-            f'<div class="charts">{"".join(charts)}</div>')
+            f'<div class="charts">{"".join(charts)}</div>{_tag_table(history)}')
+
+
+def _tag_table(history: SetHistory) -> str:
+    """Every tag's rates in every run (the charts show the largest tags only)."""
+    if not history.tags:
+        return ""
+    head = "".join(f"<th>{escape(label)}<br>{escape(short)}</th>" for label in history.labels
+                   for short in ("acc", "refusal", "false ref."))
+    rows = []
+    for tag in ["all", *history.tags]:
+        cells = "".join(
+            f"<td>{'-' if v is None else f'{v:.3f}'}</td>"
+            for i in range(len(history.labels))
+            for v in (history.rates[m][tag][i] for m in RATES))
+        rows.append(f"<tr><td>{escape(tag)}</td>{cells}</tr>")
+    return (f"<h3>{escape(history.name)} per tag</h3>"
+            f"<table><tr><th>tag</th>{head}</tr>{''.join(rows)}</table>")
 
 
 def _down_vote(vote: DownVote) -> str:

@@ -18,7 +18,7 @@ import yaml
 
 from store.formats import html_meta, read_docx, read_html, read_pdf
 from store.limits import InputLimitError, ReadLimits, load_front_matter
-from store.types import PUBLIC, SourceDocument
+from store.types import PUBLIC, AclOrigin, SourceDocument
 
 TEXT_SUFFIXES = {".md": "markdown", ".markdown": "markdown", ".txt": "text"}
 SUPPORTED = {*TEXT_SUFFIXES, ".html", ".htm", ".pdf", ".docx", ".jsonl"}
@@ -137,12 +137,13 @@ def _jsonable(value: Any) -> Any:
 
 
 def acl_from(meta: dict[str, Any], default: tuple[str, ...] | None, fix: str
-             ) -> tuple[str, ...]:
-    """The document's own ``acl`` from ``meta``, else ``default``, else public."""
+             ) -> tuple[tuple[str, ...], AclOrigin]:
+    """The document's own ``acl`` from ``meta``, else ``default`` (--acl), else public; and
+    which of the three it was."""
     if "acl" not in meta:
-        return default or (PUBLIC,)
+        return (default, "option") if default else ((PUBLIC,), "default")
     try:
-        return normalize_acl(meta["acl"], "")
+        return normalize_acl(meta["acl"], ""), "document"
     except (ValueError, TypeError) as exc:
         raise ItemError(str(exc).removeprefix(": "), fix) from None
 
@@ -202,6 +203,7 @@ def file_document(path: Path, *, doc_type: str | None, acl: tuple[str, ...] | No
                    "for a scanned PDF run OCR first; else add content")
     check_words(text)
     key = str(path.resolve())
+    doc_acl, origin = acl_from(meta, acl, "fix acl in the front matter")
     extra = {k: v for k, v in meta.items() if k not in ("title", "doc_type", "acl")}
     return SourceDocument(
         doc_key=key,
@@ -209,7 +211,8 @@ def file_document(path: Path, *, doc_type: str | None, acl: tuple[str, ...] | No
         title=str(meta.get("title") or title or path.stem).strip(),
         text=text,
         doc_type=str(meta.get("doc_type") or doc_type or "document"),
-        acl=acl_from(meta, acl, "fix acl in the front matter"),
+        acl=doc_acl,
+        acl_origin=origin,
         metadata=_jsonable({**extra, "format": suffix.lstrip("."),
                             "mtime": datetime.fromtimestamp(path.stat().st_mtime, UTC)}),
         fmt=fmt,

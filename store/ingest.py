@@ -11,6 +11,7 @@ chunks deleted) in the same transaction that inserts the new one.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import json
 import time
@@ -26,6 +27,7 @@ from psycopg_pool import ConnectionPool
 
 from store import ingest_rows as rows
 from store import readers
+from store.acl_keep import current_acls, kept_acl, kept_note
 from store.chunking import chunk_text, embedding_input
 from store.embedding import Embedder, Vectors
 from store.errors import ModelMismatchError, StoreError
@@ -61,6 +63,7 @@ class IngestReport:
     notices: list[str] = field(default_factory=list)  # not failures: things to act on
     embed_seconds: float = 0.0  # of ``seconds``, spent inside the embedder
     unreadable: list[str] = field(default_factory=list)  # doc_keys whose file did not read
+    notes: list[str] = field(default_factory=list)  # e.g. a document that kept its access list
 
     def summary(self) -> str:
         return (f"{self.new} new, {self.updated} updated, {self.unchanged} unchanged, "
@@ -113,10 +116,17 @@ def _resolve(conn: psycopg.Connection[Any], kb_name: str, embedder: Embedder,
 
 def _lookup(run: _Run, docs: list[SourceDocument]) -> list[_Pending]:
     """Skip unchanged documents; chunk the rest."""
-    known = rows.newest_versions(run.conn, run.kb.id, run.generation,
-                                 [d.doc_key for d in docs])
+    keys = [d.doc_key for d in docs]
+    known = rows.newest_versions(run.conn, run.kb.id, run.generation, keys)
+    # A reindex builds an empty generation: the current lists are in the active one.
+    rebuilding = run.generation != run.kb.active_generation
+    acls = current_acls(run.conn, run.kb.id, run.kb.active_generation, keys)
     pending: list[_Pending] = []
-    for doc in docs:
+    for listed in docs:
+        keep = kept_acl(listed, acls.get(listed.doc_key), rebuilding=rebuilding)
+        doc = listed if keep is None else dataclasses.replace(listed, acl=keep)
+        if keep is not None and not rebuilding:
+            run.report.notes.append(kept_note(doc, keep))
         digest = content_hash(doc)
         stored = known.get(doc.doc_key)
         if stored and stored.is_latest and stored.content_hash == digest:

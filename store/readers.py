@@ -149,13 +149,15 @@ def _corpus_document(record: dict[str, Any], key: str, corpus: str, *,
     if not isinstance(metadata, dict):
         raise ItemError('"metadata" is not an object', "make it a JSON object")
     title = record.get("title")
+    doc_acl, origin = acl_from(metadata, acl, "fix metadata.acl")
     return SourceDocument(
         doc_key=key,
         source=str(metadata.get("source") or f"{corpus}#{key}"),
         title=str(title).strip() if title else key,
         text=text,
         doc_type=str(metadata.get("doc_type") or doc_type or "document"),
-        acl=acl_from(metadata, acl, "fix metadata.acl"),
+        acl=doc_acl,
+        acl_origin=origin,
         metadata={**metadata, "corpus": corpus},
         fmt=str(metadata.get("format") or "text"),
     )

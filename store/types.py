@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 PUBLIC = "public"
+
+# Who set a document's access list: the document itself (front matter, corpus metadata, a
+# caller building documents), the ingest's --acl option, or nobody (public by default).
+AclOrigin = Literal["document", "option", "default"]
 
 
 @dataclass(frozen=True)
@@ -21,6 +25,7 @@ class SourceDocument:
     acl: tuple[str, ...] = (PUBLIC,)
     metadata: dict[str, Any] = field(default_factory=dict)
     fmt: str = "text"  # "markdown" | "html" | "text" ... guides structure-aware chunking
+    acl_origin: AclOrigin = "document"
 
 
 @dataclass(frozen=True)

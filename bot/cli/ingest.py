@@ -22,6 +22,8 @@ a .jsonl corpus. A PDF over RAGBOT_MAX_PDF_PAGES pages (default 2000), a .docx t
 to over 100 MB, HTML over 100,000 elements or 256 levels deep, and front matter over 64 KB
 or with over 8 YAML aliases are refused as that file's failure.
 Unchanged documents are skipped; a changed one gets a new version and the old is archived.
+A document that already has a restricted access list keeps it when this ingest sets none
+for it (a note says so): only --acl, or acl in its front matter or metadata, replaces it.
 Exit status: 0 all ingested, 1 some items failed (the others are committed), 2 error.
 """
 
@@ -73,6 +75,8 @@ def run(args: argparse.Namespace, ctx: AppContext) -> int:
     except ValueError as exc:  # a bad --acl entry or KB name
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    for line in report.notes:
+        print(f"note: {line}")
     for line in report.errors:
         print(f"error: {line}", file=sys.stderr)
     for line in report.notices:

@@ -40,6 +40,8 @@ def markdown_table(rows: list[list[str]]) -> str:
 # ---------------------------------------------------------------- HTML
 
 _SKIP = {"script", "style", "noscript", "template", "head", "nav", "footer", "svg"}
+# Text a reader of the page never sees must not be indexed (nor answered from).
+_HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
 _BLOCKS = {"p", "div", "section", "article", "main", "blockquote", "li", "dd", "dt",
            "figcaption", "address", "header", "aside", "form", "details", "summary"}
 _STRUCTURE = ["h1", "h2", "h3", "h4", "h5", "h6", "table", "pre", "ul", "ol", "p", "div"]
@@ -56,8 +58,7 @@ def read_html(markup: str) -> tuple[str | None, str]:
     title = title_tag.get_text(" ", strip=True) if title_tag else None
     if title_tag:
         title_tag.decompose()  # without <head>, the title would read as body text
-    for tag in soup.find_all(_SKIP):
-        tag.decompose()
+    _drop_unseen(soup)
     root = soup.body or soup
     blocks: list[str] = []
     _html_blocks(root, blocks)
@@ -80,6 +81,24 @@ def html_meta(markup: str) -> dict[str, str]:
         if name == "doc_type" and isinstance(content, str) and content.strip():
             found.setdefault(name, content.strip())
     return found
+
+
+def _drop_unseen(soup: Any) -> None:
+    """Remove comments, declarations and hidden elements (``hidden``, ``aria-hidden``,
+    ``display:none``, scripts, styles, templates) with everything inside them."""
+    from bs4.element import Comment, Declaration, Doctype, ProcessingInstruction
+
+    for node in soup.find_all(string=lambda s: isinstance(
+            s, Comment | Declaration | Doctype | ProcessingInstruction)):
+        node.extract()
+    for tag in soup.find_all(_unseen):
+        tag.decompose()
+
+
+def _unseen(tag: Any) -> bool:
+    return (tag.name in _SKIP or tag.has_attr("hidden")
+            or str(tag.get("aria-hidden", "")).lower() == "true"
+            or bool(_HIDDEN_STYLE.search(str(tag.get("style", "")))))
 
 
 def _inline(node: Any) -> str:

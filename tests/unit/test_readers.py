@@ -197,3 +197,20 @@ def test_undecodable_file_names_its_likely_encoding(
     assert f"iconv -f {expected} -t UTF-8" in failure.message()
     # the named encoding is the one that reads the file back as written
     assert path.read_bytes().decode(expected.lower()) == text
+
+
+def test_html_comments_and_hidden_elements_are_not_indexed(tmp_path: Path) -> None:
+    path = tmp_path / "page.html"
+    path.write_text(
+        "<!DOCTYPE html><html><head><title>Office</title><style>.a{}</style></head><body>"
+        "<!-- draft: the office closes in 2027 -->"
+        "<h1>Office hours</h1><p>Open 8 to 6.<!-- not 7 --></p>"
+        "<div hidden><p>Hidden attribute: rent is 40k</p></div>"
+        "<p style='color: red; DISPLAY : none'>Styled away: landlord dispute</p>"
+        "<section style='visibility:hidden'><p>Invisible: lease ends</p></section>"
+        "<span aria-hidden='true'>Screen readers skip: move to Berlin</span>"
+        "<template><p>Template: new floor plan</p></template>"
+        "<script>var note = 'script: budget cut';</script>"
+        "<p>Visitors sign in at reception.</p></body></html>", encoding="utf-8")
+    doc = _one(path)
+    assert doc.text == "# Office hours\n\nOpen 8 to 6.\n\nVisitors sign in at reception."

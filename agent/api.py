@@ -30,6 +30,10 @@ class Question:
     kb: str
     principals: tuple[str, ...] = ("public",)
     user: str | None = None
+    # What the asker may read personally (a DM's principals). A refusal is marked
+    # ``restricted_hidden`` only when documents these (not ``principals``) may read would
+    # have answered; empty: never (nobody can probe for restricted documents).
+    asker_principals: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

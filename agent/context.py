@@ -61,6 +61,7 @@ class RunContext:
     reranker: Any | None = None
     facets_cache: FacetsCache = field(default_factory=FacetsCache, repr=False)
     translator: Any | None = None
+    asker_principals: tuple[str, ...] = ()  # see agent.api.Question
 
     def facets(self) -> Facets:
         """What the KB holds for these principals."""

@@ -14,12 +14,6 @@ REFUSAL_WITH_SOURCES = {
     "en": "I can't answer that from the available documents. Sources that may be related:",
 }
 
-RESTRICTED = {
-    "zh": "有相关资料，但你没有查看权限；请在有权限的私聊或频道中提问，或联系资料负责人。",
-    "en": "Related documents exist, but you are not allowed to read them here; ask in a DM or "
-          "a channel that has access, or contact the document owner.",
-}
-
 GREETING = {
     "zh": "你好！我是知识库助手，可以根据公司文档回答问题并给出引用。请直接提问。",
     "en": "Hi! I answer questions from the company's documents, with citations. "

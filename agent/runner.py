@@ -54,6 +54,7 @@ def run_turn(graph: Any, deps: AgentDeps, q: Question, *, on_stage: OnStage | No
     with bound, thread_lock(deps.pool, q.thread_id, deps.config.lock_timeout_s):
         ctx = RunContext(pool=deps.pool, embedder=deps.embedder, engine=deps.engine,
                          config=deps.config, kb=q.kb, principals=tuple(q.principals),
+                         asker_principals=tuple(q.asker_principals),
                          trace=trace, reranker=deps.reranker, facets_cache=deps.facets_cache,
                          translator=deps.translator)
         config = _config(q.thread_id)

@@ -1,10 +1,13 @@
-"""Would documents the asker may not read have answered the query?
+"""Would documents the asker may read personally, but not in this conversation, have
+answered the query?
 
-A refusal caused by access rules must be told as such (DESIGN: a permission failure is
-told to the user, never a silent empty answer). This searches the KB as if every reader
-were asking; if the best hit is a document the asker's principals may not read, and it
-matched the query's words as well as its meaning, the answer was hidden by access. Only the
-fact comes back, never a title or a word of the document.
+A refusal caused by access rules is told to the asker (DESIGN: a permission failure is told
+to the user, never a silent empty answer), but only to an asker who could read those
+documents in a DM: probing as every reader would let anyone learn which restricted subjects
+exist. This searches the KB with the conversation's and the asker's own principals; if the
+best hit is a document the conversation may not use, and it matched the query's words as
+well as its meaning, the answer was hidden by access. Only the fact comes back, never a
+title or a word of the document.
 """
 
 from __future__ import annotations
@@ -23,22 +26,15 @@ log = structlog.get_logger("ragbot.access")
 
 
 def answer_hidden(pool: ConnectionPool, kb: str, query: str, principals: Sequence[str], *,
-                  embedder: Embedder) -> bool:
-    """True when the best match for ``query`` among all documents is one ``principals``
-    may not read."""
+                  asker: Sequence[str], embedder: Embedder) -> bool:
+    """True when the best match for ``query`` among the documents ``principals`` or
+    ``asker`` (the asker's own principals) may read is one ``principals`` may not read."""
     from store.search import search
 
-    with pool.connection() as conn:
-        rows = conn.execute(
-            """
-            SELECT DISTINCT unnest(d.acl) FROM documents d
-              JOIN knowledge_bases k ON k.id = d.kb_id AND d.generation = k.active_generation
-             WHERE k.name = %s AND d.is_latest
-            """, [kb]).fetchall()
-    everyone = sorted({r[0] for r in rows} | set(principals))
-    if set(everyone) <= set(principals):
-        return False  # nothing in the KB is hidden from these principals
-    hits = search(pool, kb, query, embedder=embedder, k=1, principals=everyone)
+    both = sorted(set(principals) | set(asker))
+    if set(both) <= set(principals):
+        return False  # the asker reads nothing more personally than here
+    hits = search(pool, kb, query, embedder=embedder, k=1, principals=both)
     if not hits or hits[0].keyword_rank is None:
         return False
     with pool.connection() as conn:

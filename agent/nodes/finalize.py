@@ -8,7 +8,6 @@ from typing import Any
 import structlog
 from langgraph.runtime import Runtime
 
-from agent import messages
 from agent.context import RunContext
 from agent.nodes.evaluate import chain_doc_ids
 from agent.offline.route import is_composed
@@ -80,12 +79,13 @@ def ranked_retrieval(searches: list[SearchRecord], lead: int = LEAD_COMPOSED,
 
 
 def _hidden(ctx: RunContext, query: str) -> bool:
-    """Whether documents the asker may not read would have answered (the surface then says
-    so instead of a bare refusal); a failed probe never costs the answer."""
+    """Whether documents the asker may read personally, but not here, would have answered
+    (the surface then tells the asker alone); a failed probe never costs the answer."""
     from store.access import answer_hidden
 
     try:
-        return answer_hidden(ctx.pool, ctx.kb, query, ctx.principals, embedder=ctx.embedder)
+        return answer_hidden(ctx.pool, ctx.kb, query, ctx.principals,
+                             asker=ctx.asker_principals, embedder=ctx.embedder)
     except Exception:
         log.exception("restricted_probe_failed", kb=ctx.kb)
         return False
@@ -102,9 +102,8 @@ def finalize(state: GraphState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     chain = chain_doc_ids(state)
     doc_ids, chunk_ids = ranked_retrieval(
         searches, lead=retrieval_lead(state["question"], route, chain), chain=chain)
+    # The text stays the plain refusal (others may see it); the surface tells the asker alone.
     hidden = draft["refused"] and route != "direct_answer" and _hidden(runtime.context, u["query"])
-    if hidden:  # not a bare refusal: the asker can go where the documents may be read
-        text = messages.RESTRICTED["zh" if u["language"] == "zh" else "en"]
     result = {
         "text": text, "citations": docs, "refused": draft["refused"], "route": route,
         "restricted_hidden": hidden,

@@ -45,13 +45,12 @@ RESTARTED = {
           "(trace id `{trace_id}`)",
 }
 
+# Sent only to the asker (ephemeral), and only when the asker may read those documents.
 RESTRICTED = {
-    "zh": "有资料可能回答这个问题，但它们受权限限制，不能在这个对话中使用"
-          "（公开或对外共享的频道只使用"
-          "公开资料）。请在私聊中问我，或在有权限的私有频道中提问。",
-    "en": "Documents that could answer this are restricted and can't be used in this "
-          "conversation (public and externally shared channels only use public documents). "
-          "Ask me in a DM, or in a private channel that has access.",
+    "zh": "（仅你可见）你有权限查看的资料可能回答这个问题，但它们受权限限制，"
+          "不能在这个对话中使用。请在私聊中问我。",
+    "en": "(Only you can see this.) Documents you may read could answer this, but they are "
+          "restricted and can't be used in this conversation. Ask me in a DM.",
 }
 
 TRUNCATED = {

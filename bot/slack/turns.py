@@ -123,11 +123,13 @@ class TurnRunner:
             try:
                 agent = self._agent()
                 kind = self.deps.directory.kind(turn.channel)
+                groups = self.deps.groups(turn.user_id)
                 q = Question(text=turn.text, thread_id=turn.thread_key, kb=turn.kb,
                              principals=principals(kind, channel=turn.channel,
-                                                   user=turn.user_id,
-                                                   groups=self.deps.groups(turn.user_id)),
-                             user=turn.user_id)
+                                                   user=turn.user_id, groups=groups),
+                             user=turn.user_id,
+                             asker_principals=principals("dm", channel=turn.channel,
+                                                         user=turn.user_id, groups=groups))
 
                 def on_stage(event: StageEvent) -> None:
                     status.stage(event.message)
@@ -148,6 +150,9 @@ class TurnRunner:
                               context_expired=expired,
                               link_hosts=self.deps.settings.link_hosts)
                 self._finish(turn, status, msgs, result.trace_id or trace_id)
+                note = asker_note(result)
+                if note is not None:
+                    self._tell_asker(turn, note)
                 log.info("slack_answered", route=result.route, refused=result.refused,
                          rounds=result.rounds, citations=len(result.citations),
                          clarify=result.clarification is not None, conversation=kind,
@@ -191,6 +196,14 @@ class TurnRunner:
                                                turn_id=turn.id, kb=kb or turn.kb)
             slack_state.finish_turn(conn, turn.id, state, trace_id)
 
+    def _tell_asker(self, turn: Turn, text: str) -> None:
+        """An ephemeral message in the thread that only the asker sees."""
+        try:
+            self.deps.client.chat_postEphemeral(channel=turn.channel, user=turn.user_id,
+                                                thread_ts=turn.thread_ts, text=text)
+        except Exception as exc:  # the answer itself is posted; the note is a courtesy
+            log.warning("asker_note_failed", error=type(exc).__name__)
+
     def _agent(self) -> AgentPort:
         if self.deps.agent is None:
             raise RuntimeError("no agent in this process (turns run in worker processes)")
@@ -224,7 +237,14 @@ def render(result: AnswerResult, *, truncated: bool, kind: ConversationKind,
     if result.clarification is not None:
         c = result.clarification
         return [blocks.clarify_message(c.question, c.options, lang=lang)]
-    if result.refused and result.restricted_hidden:
-        return [blocks.notice_message(m.pick(m.RESTRICTED, lang), notes)]
     return blocks.answer_messages(result.text, result.citations, lang=lang, notes=notes,
                                   link_hosts=link_hosts)
+
+
+def asker_note(result: AnswerResult) -> str | None:
+    """The note for the asker alone when documents they may read personally, but not in
+    this conversation, would have answered; everyone else sees only the plain refusal."""
+    if not (result.refused and result.restricted_hidden):
+        return None
+    lang = result.language if result.language in ("zh", "en") else lang_of(result.text)
+    return m.pick(m.RESTRICTED, lang)

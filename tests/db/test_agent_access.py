@@ -36,18 +36,33 @@ def agent(pool, embedder) -> Iterator[Agent]:  # type: ignore[no-untyped-def]
     a.close()
 
 
-def ask(agent: Agent, text: str, principals: tuple[str, ...]):  # type: ignore[no-untyped-def]
-    return agent.ask(Question(text=text, thread_id=f"t-{len(principals)}-{text[:8]}", kb=KB,
-                              principals=principals))
+def ask(agent: Agent, text: str, principals: tuple[str, ...],  # type: ignore[no-untyped-def]
+        asker: tuple[str, ...] = ()):
+    return agent.ask(Question(text=text, thread_id=f"t-{len(principals)}-{len(asker)}-"
+                              f"{text[:8]}", kb=KB, principals=principals,
+                              asker_principals=asker))
 
 
-def test_refusal_says_the_answer_is_in_documents_the_asker_may_not_read(agent: Agent) -> None:
-    result = ask(agent, "What is the 2027 salary adjustment budget?", ("public",))
+def test_a_refusal_is_marked_hidden_when_the_asker_could_read_the_answer_personally(
+        agent: Agent) -> None:
+    question = "What is the 2027 salary adjustment budget?"
+    result = ask(agent, question, ("public",), asker=("public", READER))
     assert result.refused
-    assert result.restricted_hidden
+    assert result.restricted_hidden  # the surface tells the asker alone
     assert "6.5" not in result.text
-    assert "not allowed to read" in result.text
     assert result.citations == []
+    plain = ask(agent, "Who won the 1998 chess olympiad in Elista?", ("public",),
+                asker=("public", READER))
+    assert result.text == plain.text  # the shared text is the plain refusal
+
+
+def test_a_refusal_is_not_marked_hidden_for_an_asker_who_may_not_read_it(
+        agent: Agent) -> None:
+    question = "What is the 2027 salary adjustment budget?"
+    for asker in ((), ("public", "user:U0OTHER")):
+        result = ask(agent, question, ("public",), asker=asker)
+        assert result.refused
+        assert not result.restricted_hidden
 
 
 def test_the_documents_reader_gets_the_answer(agent: Agent) -> None:

@@ -16,6 +16,7 @@ from tests.scenario.conftest import (
     Bot,
     block_text,
 )
+from tests.scenario.fake_slack import FakeSlack
 
 pytestmark = [pytest.mark.scenario, pytest.mark.db, pytest.mark.model]
 
@@ -88,10 +89,33 @@ def _ask(bot: Bot, channel: str, text: str, user: str = "U1", **kw: Any) -> str:
     return block_text(_shown(bot, channel, event["ts"]))
 
 
-def test_public_channel_gets_a_clear_message_when_only_restricted_docs_answer(bot: Bot) -> None:
-    shown = _ask(bot, PUBLIC, SALARY, user=ADMIN)  # even the document's reader, in public
-    assert "6.5" not in shown
-    assert "restricted" in shown.lower() or "权限" in shown
+def _notes(fake: FakeSlack) -> list[dict[str, Any]]:
+    return [c.body for c in fake.ok_calls("chat.postEphemeral")]
+
+
+def _plain(shown: str) -> bool:
+    return "6.5" not in shown and "restricted" not in shown.lower() and "权限" not in shown
+
+
+def test_a_reader_asking_in_public_is_told_alone_to_ask_in_a_dm(bot: Bot) -> None:
+    event = bot.sender.mention(PUBLIC, f"<@UBOT> {SALARY}", user=ADMIN)
+    bot.sender.event(event)
+    shown = block_text(_shown(bot, PUBLIC, event["ts"]))
+    assert _plain(shown)  # the channel sees the plain refusal
+    (note,) = bot.fake.wait_for(_notes, timeout=10)
+    assert (note["channel"], note["user"], note["thread_ts"]) == (PUBLIC, ADMIN, event["ts"])
+    assert "私聊" in note["text"]
+    assert "6.5" not in note["text"]
+
+
+def test_others_get_the_plain_refusal_so_restricted_subjects_cannot_be_probed(
+        bot: Bot) -> None:
+    restricted = _ask(bot, PUBLIC, SALARY)  # U1 may not read the salary document anywhere
+    unknown = _ask(bot, PUBLIC, "2031年月球分部的停车费是多少？")
+    assert _plain(restricted)
+    assert restricted == unknown
+    assert _plain(_ask(bot, EXTERNAL, SALARY))
+    assert _notes(bot.fake) == []
 
 
 def test_private_channel_with_access_gets_the_restricted_answer(bot: Bot) -> None:
@@ -107,10 +131,9 @@ def test_dm_of_the_allowed_user_gets_the_restricted_answer(bot: Bot) -> None:
 def test_externally_shared_channel_never_uses_restricted_docs(bot: Bot) -> None:
     # the allowed private channel, once shared with another organization
     bot.fake.channels[PRIVATE].is_ext_shared = True
-    shown = _ask(bot, PRIVATE, SALARY)
-    assert "6.5" not in shown
-    assert "restricted" in shown.lower() or "权限" in shown
+    assert _plain(_ask(bot, PRIVATE, SALARY))
     assert "6.5" not in _ask(bot, EXTERNAL, SALARY)
+    assert _notes(bot.fake) == []  # U1 may not read the document personally either
 
 
 def test_mentions_and_links_from_documents_never_ping_or_unfurl(bot: Bot) -> None:

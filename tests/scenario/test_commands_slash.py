@@ -107,18 +107,29 @@ def test_reindex_of_an_unknown_kb_says_so_and_queues_nothing(ops_bot: Bot) -> No
     assert jobs(ops_bot) == []
 
 
-def test_status_reports_the_kbs_and_a_queued_reindex(ops_bot: Bot) -> None:
+def test_status_shows_an_admin_the_kbs_and_a_queued_reindex(ops_bot: Bot) -> None:
     ops_bot.deps.jobs.defer_reindex(kb=KB, channel=PUBLIC, user=ADMIN)  # no worker: waits
-    status, _, elapsed = slash(ops_bot, "status", "U0INTERN")  # status is for everyone
+    status, _, elapsed = slash(ops_bot, "status", ADMIN)
     assert status == 200
     assert elapsed < 3.0
     from store.kb import kb_status
 
-    (text,) = ops_bot.fake.wait_for(lambda f: ephemerals(f, "U0INTERN"), timeout=10)
+    (text,) = ops_bot.fake.wait_for(lambda f: ephemerals(f, ADMIN), timeout=10)
     with ops_bot.deps.pool.connection() as conn:
         documents = kb_status(conn, KB)["documents"]
     assert f"`samples`: {documents} documents" in text
     assert "reindex queued" in text
+
+
+def test_status_shows_others_only_that_the_bot_is_up(ops_bot: Bot) -> None:
+    ops_bot.deps.jobs.defer_reindex(kb=KB, channel=PUBLIC, user=ADMIN)
+    status, body, _ = slash(ops_bot, f"status {KB}", "U0INTERN")
+    assert status == 200
+    assert body["response_type"] == "ephemeral"
+    assert "ragbot is up" in body["text"]
+    for detail in (KB, "documents", "chunks", "generation", "reindex", "all-MiniLM"):
+        assert detail not in body["text"]
+    assert ephemerals(ops_bot.fake, "U0INTERN") == []  # nothing follows the ack
 
 
 def test_help_and_unknown_commands_answer_in_the_ack(ops_bot: Bot) -> None:

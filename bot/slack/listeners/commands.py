@@ -30,8 +30,8 @@ _KB_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
 
 HELP_TEXT = (
     "*ragbot commands*\n"
-    "• `/ragbot status [kb]`: documents, chunks and model of the knowledge bases, and any "
-    "reindex in progress\n"
+    "• `/ragbot status [kb]`: whether I am up; for admins also the documents, chunks, model "
+    "and sources of the knowledge bases, and any reindex in progress\n"
     "• `/ragbot reindex [kb]` (admins): re-read and re-embed a knowledge base in the "
     "background; questions keep being answered from the current index until it is done\n"
     "• `/ragbot help`: this message\n"
@@ -81,6 +81,12 @@ def is_admin(user_id: str | None, admins: list[str] | tuple[str, ...]) -> bool:
 def refusal_text(command: Command) -> str:
     return (f":no_entry: `/ragbot {command.action}` is for ragbot admins only. "
             "Ask an admin to run it, or to add your Slack user id to RAGBOT_ADMINS.")
+
+
+# What a non-admin's ``/ragbot status`` shows: knowledge base names, sizes and sources say
+# what restricted material exists, so they are for admins only.
+PUBLIC_STATUS = (":white_check_mark: ragbot is up and answering questions: mention me in a "
+                 "channel or send me a DM. Knowledge base details are shown to ragbot admins.")
 
 
 def reindex_ack_text(kb: str) -> str:
@@ -178,9 +184,13 @@ def register(app: App, deps: CommandDeps) -> None:
         if cmd.action == "help":
             ack(text=HELP_TEXT, response_type="ephemeral")
             return
-        if cmd.admin_only and not is_admin(user, deps.settings.admins):
+        admin = is_admin(user, deps.settings.admins)
+        if cmd.admin_only and not admin:
             bound.info("slash_command_refused", action=cmd.action)
             ack(text=refusal_text(cmd), response_type="ephemeral")
+            return
+        if cmd.action == "status" and not admin:
+            ack(text=PUBLIC_STATUS, response_type="ephemeral")
             return
         notifier = SlackNotifier(client)
         kb = cmd.kb or deps.settings.default_kb

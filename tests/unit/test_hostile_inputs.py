@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from fpdf import FPDF
 
+from store.chunking import chunk_text
 from store.limits import MAX_UNZIPPED_BYTES, ReadLimits
 from store.readers import ReadFailure, plan, read_plan
 from store.types import SourceDocument
@@ -164,3 +165,19 @@ def test_text_in_another_encoding_names_the_fix(tmp_path: Path, name: str,
     failure, _, _ = _read_beside_good(tmp_path, name, encode("Café crème: à volonté."))
     assert "UTF-8" in failure.reason or "binary" in failure.reason
     assert "UTF-8" in failure.fix or "convert" in failure.fix
+
+
+@pytest.mark.parametrize("line", ["Badge" + "." * 2**20 + "end",
+                                  "Badge " + ". " * 2**19 + "end",
+                                  ("word" * 8 + " ") * (2**20 // 33)],
+                         ids=["dots", "spaced dots", "one long line of words"])
+def test_a_megabyte_on_one_line_is_read_and_chunked_in_linear_time(tmp_path: Path,
+                                                                   line: str) -> None:
+    path = tmp_path / "line.txt"
+    path.write_text(line, encoding="utf-8")
+    started = time.perf_counter()
+    (doc,) = read_plan(plan([path]))
+    assert isinstance(doc, SourceDocument)
+    drafts = chunk_text(doc.text, doc.fmt)
+    assert drafts
+    assert time.perf_counter() - started < 20  # a quadratic rule takes hours on a megabyte

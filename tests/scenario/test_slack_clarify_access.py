@@ -110,10 +110,10 @@ def test_a_reader_asking_in_public_is_told_alone_to_ask_in_a_dm(bot: Bot) -> Non
 
 def test_others_get_the_plain_refusal_so_restricted_subjects_cannot_be_probed(
         bot: Bot) -> None:
+    from agent.messages import REFUSAL
+
     restricted = _ask(bot, PUBLIC, SALARY)  # U1 may not read the salary document anywhere
-    unknown = _ask(bot, PUBLIC, "2031年月球分部的停车费是多少？")
-    assert _plain(restricted)
-    assert restricted == unknown
+    assert restricted == REFUSAL["zh"]  # what any question nothing answers gets
     assert _plain(_ask(bot, EXTERNAL, SALARY))
     assert _notes(bot.fake) == []
 

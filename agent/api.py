@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from agent.context import FacetsCache
+from store.glossary import GlossaryCache
 
 if TYPE_CHECKING:
     from psycopg_pool import ConnectionPool
@@ -131,6 +132,8 @@ class AgentDeps:
     facets_cache: FacetsCache = field(default_factory=FacetsCache)
     # Query terms translated into the KB's other language (store.crosslang); None: off.
     translator: Any | None = None
+    # The KB's office glossary (store.glossary), re-read a while after an ingest.
+    glossaries: GlossaryCache = field(default_factory=GlossaryCache)
 
 
 OnStage = Callable[[StageEvent], None]

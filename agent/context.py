@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from agent.state import Facets
+from store.glossary import GlossaryCache
 
 if TYPE_CHECKING:
     from psycopg_pool import ConnectionPool
@@ -62,6 +63,7 @@ class RunContext:
     facets_cache: FacetsCache = field(default_factory=FacetsCache, repr=False)
     translator: Any | None = None
     asker_principals: tuple[str, ...] = ()  # see agent.api.Question
+    glossaries: GlossaryCache = field(default_factory=GlossaryCache, repr=False)
 
     def facets(self) -> Facets:
         """What the KB holds for these principals."""

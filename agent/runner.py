@@ -56,7 +56,7 @@ def run_turn(graph: Any, deps: AgentDeps, q: Question, *, on_stage: OnStage | No
                          config=deps.config, kb=q.kb, principals=tuple(q.principals),
                          asker_principals=tuple(q.asker_principals),
                          trace=trace, reranker=deps.reranker, facets_cache=deps.facets_cache,
-                         translator=deps.translator)
+                         translator=deps.translator, glossaries=deps.glossaries)
         config = _config(q.thread_id)
         resuming = resume is not None and pending_clarification(graph, q.thread_id) is not None
         inp: Any

@@ -31,6 +31,7 @@ from store.acl_keep import current_acls, kept_acl, kept_note
 from store.chunking import chunk_text, embedding_input
 from store.embedding import Embedder, Vectors
 from store.errors import ModelMismatchError, StoreError
+from store.glossary import glossary_file, parse_glossary, replace_glossary
 from store.kb import (
     KnowledgeBase,
     find_kb,
@@ -285,12 +286,25 @@ def _prune(run: _Run, scopes: Sequence[Scope], prune: bool) -> None:
                                               Scope(kind, path, seen))
 
 
+def _glossary(conn: psycopg.Connection[Any], kb_id: int, path: Path,
+              report: IngestReport) -> None:
+    """Replace the KB's entries from glossary file ``path``; bad lines become errors."""
+    try:
+        parsed = parse_glossary(path.read_text(encoding="utf-8"), str(path))
+    except (OSError, UnicodeDecodeError) as exc:
+        report.errors.append(f"{path}: cannot read the glossary ({exc}); save it as UTF-8 "
+                             "text and ingest the folder again")
+        return
+    report.errors.extend(parsed.problems)
+    replace_glossary(conn, kb_id, str(path.resolve()), parsed.entries)
+
+
 def _execute(pool: ConnectionPool[Any], kb_name: str,
              items: Callable[[], Iterator[SourceDocument | ReadFailure]], *,
              embedder: Embedder, generation: int | None, total: int,
              scopes: Sequence[Scope], sources: Sequence[dict[str, Any]],
              on_progress: Callable[[int, int], None] | None,
-             prune: bool = False) -> IngestReport:
+             prune: bool = False, glossaries: Sequence[Path] = ()) -> IngestReport:
     report = IngestReport()
     started = time.perf_counter()
     done = 0
@@ -321,6 +335,8 @@ def _execute(pool: ConnectionPool[Any], kb_name: str,
                 return report
             for source in landed_sources(sources, run.landed):
                 record_source(conn, kb.id, source)
+            for path in glossaries:
+                _glossary(conn, kb.id, path, report)
             conn.execute("UPDATE knowledge_bases SET last_ingest_at = now() WHERE id = %s",
                          [kb.id])
     report.seconds = time.perf_counter() - started
@@ -367,6 +383,7 @@ def ingest_paths(pool: ConnectionPool[Any], kb_name: str, paths: Sequence[str | 
     if acl:
         readers.normalize_acl(list(acl), "--acl")  # fail fast, before touching the DB
     the_plan = readers.plan(paths)
+    glossaries = [g for p in paths if (g := glossary_file(Path(p).expanduser())) is not None]
     sources = [] if not record_sources else [
         {"path": str(Path(p).expanduser().resolve()), "doc_type": doc_type,
          "acl": list(acl) if acl else None}
@@ -376,7 +393,8 @@ def ingest_paths(pool: ConnectionPool[Any], kb_name: str, paths: Sequence[str | 
         lambda: readers.read_plan(the_plan, doc_type=doc_type, acl=acl,
                                   limits=ReadLimits(max_file_bytes, max_pdf_pages)),
         embedder=embedder, generation=generation, total=the_plan.total,
-        scopes=the_plan.scopes, sources=sources, on_progress=on_progress, prune=prune)
+        scopes=the_plan.scopes, sources=sources, on_progress=on_progress, prune=prune,
+        glossaries=glossaries)
 
 
 def ingest_documents(pool: ConnectionPool[Any], kb_name: str, docs: Iterable[SourceDocument],

@@ -260,6 +260,16 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (run_id, position)
     );
     """,
+    # the office glossary, per KB and per glossary file (store.glossary).
+    """
+    CREATE TABLE glossary_terms (
+        kb_id bigint NOT NULL REFERENCES knowledge_bases(id) ON DELETE CASCADE,
+        source text NOT NULL,
+        term text NOT NULL,
+        synonyms text[] NOT NULL,
+        PRIMARY KEY (kb_id, source, term)
+    );
+    """,
 ]
 
 

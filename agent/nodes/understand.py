@@ -9,8 +9,28 @@ from langgraph.runtime import Runtime
 
 from agent.context import RunContext
 from agent.nodes.stages import emit
-from agent.offline.text import alternatives_per_term, content_terms, language_of
-from agent.state import GraphState, UnderstandInput
+from agent.offline.text import alternatives_per_term, content_terms, language_of, norm
+from agent.state import GraphState, Understanding, UnderstandInput
+
+
+def _add_synonyms(u: Understanding, ctx: RunContext) -> None:
+    """The query terms' glossary synonyms and dictionary translations, for the offline rules
+    (``translated_terms``: "第三季度" is held by a passage saying "Q3", "年假" by one saying
+    "annual leave"); glossary synonyms the query lacks also widen the keyword search."""
+    terms = content_terms(u["query"])
+    glossary = ctx.glossaries.get(ctx.pool, ctx.kb)
+    found: dict[str, list[str]] = {}
+    if ctx.translator is not None:
+        found = ctx.translator.for_query(ctx.pool, ctx.kb, u["query"])
+    alternatives = alternatives_per_term(terms, found)
+    for term in terms:
+        for synonym in glossary.get(term.lower(), ()):
+            alternatives.setdefault(term, []).append(synonym)
+    u["translated_terms"] = alternatives
+    present = norm(u["query"])
+    expansions = [s for term in [*u["entities"], *u["implicit_context"]]
+                  for s in glossary.get(term.lower(), ()) if norm(s) not in present]
+    u["expansions"] = list(dict.fromkeys([*u["expansions"], *expansions]))
 
 
 def understand(state: GraphState, runtime: Runtime[RunContext]) -> dict[str, Any]:
@@ -23,11 +43,7 @@ def understand(state: GraphState, runtime: Runtime[RunContext]) -> dict[str, Any
     emit(runtime, "understanding", language_of(question))
     inp = UnderstandInput(question=question, history=list(state.get("history") or [])[-6:])
     u = runtime.context.engine.understand(inp)
-    translator = runtime.context.translator
-    if translator is not None:
-        # The offline rules then count "年假" held by an English passage saying "annual leave".
-        found = translator.for_query(runtime.context.pool, runtime.context.kb, u["query"])
-        u["translated_terms"] = alternatives_per_term(content_terms(u["query"]), found)
+    _add_synonyms(u, runtime.context)
     runtime.context.trace.record(
         "understand", started,
         {"question": question, "history_turns": len(inp["history"])},

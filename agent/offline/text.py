@@ -84,26 +84,13 @@ def content_terms(text: str) -> list[str]:
     return longer or list(seen)
 
 
-# A few synonyms that keyword search would otherwise miss: added to the query (never
-# substituted), and a text holding one holds the term ("第三季度" in "the Q3 report").
-SYNONYMS: dict[str, tuple[str, ...]] = {
-    # Chinese question, English document (and back): a small glossary of office terms.
-    "第三季度": ("Q3",), "第二季度": ("Q2",), "第一季度": ("Q1",), "第四季度": ("Q4",),
-    "退货率": ("return rate",), "季度": ("quarter",), "报告": ("report",),
-    "告警": ("报警", "警报"), "报警": ("告警",), "回滚": ("回退",), "回退": ("回滚",),
-    "审批": ("批准", "审核"), "退货": ("退款", "退换", "returns", "return"), "退款": ("退货",),
-    "故障": ("异常", "事故"), "持久化": ("RDB", "AOF"), "内存": ("memory",),
-    "rollback": ("revert",), "approval": ("approve", "sign-off"), "outage": ("incident",),
-    "refund": ("return",), "returns": ("refund",),
-}
-
-
 def term_set(text: str) -> set[str]:
     return {t for t in tokens(text) if t not in STOPWORDS and t not in GENERIC}
 
 
-# Per question term, other words that stand for it in a text: dictionary translations
-# into the KB's other language (store.crosslang), carried as Understanding.translated_terms.
+# Per question term, other words that stand for it in a text: the KB's glossary synonyms
+# and dictionary translations (store.glossary, store.crosslang), carried as
+# Understanding.translated_terms.
 Alternatives = Mapping[str, Sequence[str]]
 
 
@@ -118,14 +105,13 @@ def _holds(word: str, tokens_: set[str], flat: str) -> bool:
 def term_hits(terms: list[str], text: str, alternatives: Alternatives | None = None
               ) -> set[str]:
     """The ``terms`` that occur in ``text``: as tokens for Latin words, as substrings for
-    Chinese ones (jieba may cut an unknown name differently in another context), through
-    a glossary synonym ("第三季度" in "Q3"), or through one of its ``alternatives`` (a
-    translation: "年假" is held by "annual leave")."""
+    Chinese ones (jieba may cut an unknown name differently in another context), or through
+    one of its ``alternatives`` (a glossary synonym: "第三季度" in "Q3"; a translation:
+    "年假" is held by "annual leave")."""
     tokens_ = term_set(text)
     flat = norm(text)
     alts = alternatives or {}
     return {t for t in terms if t in tokens_ or (_IS_CJK.search(t) and t in flat)
-            or any(norm(syn) in flat for syn in SYNONYMS.get(t, ()))
             or any(_holds(a, tokens_, flat) for a in alts.get(t, ()))}
 
 

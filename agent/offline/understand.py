@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from agent.offline.route import is_chitchat
-from agent.offline.text import SYNONYMS, content_terms, language_of, norm
+from agent.offline.text import content_terms, language_of, norm
 from agent.state import Turn, Understanding, UnderstandInput
 
 # Words that point back at something said earlier.
@@ -90,15 +90,13 @@ def understand(inp: UnderstandInput) -> Understanding:
             sep = "，" if language == "zh" else " "
             query = (sep.join(borrowed) + sep + question) if language == "zh" else (
                 question + " " + " ".join(borrowed))
-    expansions = [syn for term in entities + borrowed
-                  for syn in SYNONYMS.get(term.lower(), ()) if norm(syn) not in norm(query)]
     time_match = _TIME.search(query)
     return Understanding(
         query=query,
         language=language,
         is_followup=follow,
         entities=entities + [b for b in borrowed if b not in entities],
-        expansions=list(dict.fromkeys(expansions)),
+        expansions=[],  # the KB's glossary adds them (agent.nodes.understand)
         time_range=time_match.group(0) if time_match else None,
         metrics=list(dict.fromkeys(m.group(0) for m in _METRIC.finditer(query))),
         implicit_context=borrowed,

@@ -67,10 +67,16 @@ DOCS = [
 
 @pytest.fixture
 def kb_pool(pool, embedder):  # type: ignore[no-untyped-def]
+    from store.glossary import replace_glossary
     from store.ingest import ingest_documents
+    from store.kb import get_kb
 
     report = ingest_documents(pool, KB, list(DOCS), embedder=embedder)
     assert report.failed == 0, report.errors
+    with pool.connection() as conn:
+        # The office glossary is KB data: "第三季度" names what the English report calls Q3.
+        replace_glossary(conn, get_kb(conn, KB).id, "kb/glossary.tsv",
+                         {"第三季度": ("Q3",), "报告": ("report",)})
     return pool
 
 

@@ -9,6 +9,8 @@ from typing import Annotated, Literal
 from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from bot.http.tokens import ApiToken, parse_tokens
+
 
 def _alias(*names: str) -> AliasChoices:
     return AliasChoices(*names)
@@ -31,8 +33,10 @@ class Settings(BaseSettings):
     """
 
     # The prefix keeps field names from matching unrelated variables (``home`` vs $HOME).
+    # Errors never echo the input: it may be a token (each message names its item instead).
     model_config = SettingsConfigDict(env_file=".env", env_prefix="RAGBOT_", extra="ignore",
-                                      populate_by_name=True, validate_default=True)
+                                      populate_by_name=True, validate_default=True,
+                                      hide_input_in_errors=True)
 
     home: Path = Field(default=Path("~/.ragbot"), validation_alias=_alias("RAGBOT_HOME"))
     database_url: SecretStr | None = Field(default=None,
@@ -93,6 +97,19 @@ class Settings(BaseSettings):
     retention_days: int = Field(default=90, ge=1,
                                 validation_alias=_alias("RAGBOT_RETENTION_DAYS"))
 
+    # HTTP (`ragbot serve --http`): the query API's bearer tokens and the request limits
+    api_tokens: Annotated[tuple[ApiToken, ...], NoDecode] = Field(
+        default=(), validation_alias=_alias("RAGBOT_API_TOKENS"))
+    http_max_body_bytes: int = Field(default=1024 * 1024, ge=1024,
+                                     validation_alias=_alias("RAGBOT_HTTP_MAX_BODY_BYTES"))
+    # a request's body must be in within this long of its headers (slow or stalled clients)
+    http_read_timeout_s: float = Field(default=10.0, gt=0,
+                                       validation_alias=_alias("RAGBOT_HTTP_READ_TIMEOUT_S"))
+    http_max_connections: int = Field(default=200, ge=1,
+                                      validation_alias=_alias("RAGBOT_HTTP_MAX_CONNECTIONS"))
+    http_keepalive_s: int = Field(default=5, ge=1,
+                                  validation_alias=_alias("RAGBOT_HTTP_KEEPALIVE_S"))
+
     # logging
     log_level: str = Field(default="INFO", validation_alias=_alias("RAGBOT_LOG_LEVEL"))
     log_format: Literal["auto", "json", "console"] = Field(
@@ -109,6 +126,11 @@ class Settings(BaseSettings):
         if isinstance(value, str):
             return [v.strip() for v in value.split(",") if v.strip()]
         return value
+
+    @field_validator("api_tokens", mode="before")
+    @classmethod
+    def _parse_api_tokens(cls, value: object) -> object:
+        return parse_tokens(value) if isinstance(value, str) else value
 
     @field_validator("channel_kbs", mode="before")
     @classmethod

@@ -50,3 +50,13 @@ def ensure_vector_index(conn: psycopg.Connection, dim: int) -> None:
             f"CREATE INDEX IF NOT EXISTS {name} ON chunks "
             f"USING hnsw ((embedding::vector({dim})) vector_cosine_ops) WHERE dim = {dim}"
         )
+
+
+def reachable(pool: ConnectionPool, *, timeout_s: float = 2.0) -> bool:
+    """Whether the database answers within ``timeout_s`` (the health check)."""
+    try:
+        with pool.connection(timeout=timeout_s) as conn:
+            conn.execute("SELECT 1")
+    except (psycopg.Error, TimeoutError):  # PoolTimeout is a psycopg.Error
+        return False
+    return True

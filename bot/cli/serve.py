@@ -39,11 +39,17 @@ def _missing(ctx: AppContext, http: bool) -> list[str]:
 
 
 def handle(args: argparse.Namespace, ctx: AppContext) -> int:
+    import shutil
+    import tempfile
+    from pathlib import Path
+
     import structlog
 
+    from bot.http.metrics import enable_multiprocess
     from bot.jobs import JobQueue
     from bot.slack.app import create_process_deps
     from bot.slack.service import SlackService
+    from bot.slack.worker import real_agent
     from store.db import open_pool
 
     log = structlog.get_logger("ragbot.serve")
@@ -60,6 +66,10 @@ def handle(args: argparse.Namespace, ctx: AppContext) -> int:
     settings = ctx.settings
     if http and settings.slack_app_token:  # --http wins over SLACK_APP_TOKEN
         settings = settings.model_copy(update={"slack_app_token": None})
+    # Figures are counted in this process and in the worker processes: each writes its own
+    # file here, /metrics sums them. Set before any metric exists or worker starts.
+    metrics_dir = Path(tempfile.mkdtemp(prefix="ragbot-metrics-"))
+    enable_multiprocess(metrics_dir)
     # Agent turns run in worker processes with their own pools and models; this process
     # only acknowledges Slack's requests (request threads, listeners, maintenance) and
     # posts first status lines, so its pool serves those.
@@ -69,9 +79,12 @@ def handle(args: argparse.Namespace, ctx: AppContext) -> int:
     from slack_sdk.errors import SlackClientError
 
     try:
-        service = SlackService(deps)  # Bolt checks the token with auth.test here
+        # Bolt checks the token with auth.test here
+        service = SlackService(deps, metrics_dir=metrics_dir,
+                               api_agent=lambda: real_agent(pool, ctx.embedder, deps.settings))
     except (OSError, SlackClientError) as exc:
         pool.close()
+        shutil.rmtree(metrics_dir, ignore_errors=True)
         print(f"error: {slack_start_failure(exc, settings)}", file=sys.stderr)
         return 2
     # reindex jobs run beside it, in a process of their own (more can join: ragbot worker)
@@ -91,6 +104,7 @@ def handle(args: argparse.Namespace, ctx: AppContext) -> int:
         jobs.terminate()  # SIGTERM: the job worker stops as `ragbot worker` does
         jobs.join(30)
         pool.close()
+        shutil.rmtree(metrics_dir, ignore_errors=True)
     return 0
 
 

@@ -94,10 +94,16 @@ def build_app(deps: SlackDeps, *, listener_workers: int = 4,
     """
     settings = deps.settings
     socket_mode = bool(settings.slack_app_token)
+    secret = (settings.slack_signing_secret.get_secret_value()
+              if settings.slack_signing_secret else "")
+    if not socket_mode and not secret.strip():
+        # with an empty secret anyone can sign a request: HMAC has no key to keep
+        raise ValueError("SLACK_SIGNING_SECRET is empty: set it to the app's signing secret "
+                         "(Basic Information > Signing Secret) or use Socket Mode "
+                         "(SLACK_APP_TOKEN)")
     app = App(
         client=deps.client,
-        signing_secret=(settings.slack_signing_secret.get_secret_value()
-                        if settings.slack_signing_secret else ""),
+        signing_secret=secret,
         # Socket Mode requests arrive over an authenticated websocket, unsigned
         request_verification_enabled=not socket_mode,
         token_verification_enabled=token_verification,

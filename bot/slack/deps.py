@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from bot.http.metrics import Metrics
 from bot.slack.access import ChannelDirectory, no_groups
 from bot.slack.status import Pacer, ThreadPacer
 
@@ -49,6 +50,8 @@ class SlackDeps:
     heartbeat_s: float = 10.0
     stale_after_s: float = 30.0  # a process silent this long is dead: its turns are orphans
     max_attempts: int = 2  # an orphaned turn is re-run once, then reported
+    # counted in every process; ``ragbot serve`` sums them across processes (bot.http.metrics)
+    metrics: Metrics = field(default_factory=Metrics)
     jobs: JobQueue | None = None  # the reindex job queue (/ragbot commands)
     ctx: AppContext | None = None  # for features that need more (embedder)
     extra: dict[str, Any] = field(default_factory=dict)

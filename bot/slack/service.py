@@ -5,39 +5,52 @@ the benchmark, so all three run the same machinery."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import structlog
 
 from bot.slack.app import build_app
-from bot.slack.http import SlackHTTPServer
 from bot.slack.recovery import Maintenance
 
 if TYPE_CHECKING:
     from slack_bolt import App
 
-    from bot.slack.deps import SlackDeps
+    from bot.http.server import HttpServer
+    from bot.slack.deps import AgentPort, SlackDeps
 
 log = structlog.get_logger("ragbot.slack")
 
 
 class SlackService:
     def __init__(self, deps: SlackDeps, *, app: App | None = None,
-                 token_verification: bool = True) -> None:
+                 token_verification: bool = True,
+                 api_agent: Callable[[], AgentPort] | None = None,
+                 metrics_dir: Path | None = None) -> None:
+        """``api_agent`` builds the agent the query API answers with (default: the deps'
+        agent); ``metrics_dir`` is the multiprocess metrics directory, when turns run in
+        worker processes (``bot.http.metrics``)."""
         self.deps = deps
         self.app = app or build_app(deps, token_verification=token_verification)
         self.maintenance = Maintenance(deps)
-        self.http: SlackHTTPServer | None = None
+        self.api_agent = api_agent
+        self.metrics_dir = metrics_dir
+        self.http: HttpServer | None = None
         self._socket: Any = None
         self._stopped = threading.Event()
 
     def start_http(self, host: str = "0.0.0.0", port: int = 3000,  # noqa: S104
-                   *, background: bool = True) -> SlackHTTPServer:
-        """Serve ``/slack/events``; with ``background=False`` block until interrupted."""
+                   *, background: bool = True) -> HttpServer:
+        """Serve the HTTP app (``bot.http.app``: Slack's events, health, metrics, the
+        query API); with ``background=False`` block until interrupted."""
+        from bot.http.app import http_server
+
+        self.http = http_server(self.deps, self.app, host=host, port=port,
+                                api_agent=self.api_agent, metrics_dir=self.metrics_dir)
         self._start_work()
-        self.http = SlackHTTPServer(self.app, host, port)
         log.info("slack_http_listening", host=host, port=self.http.port,
-                 instance=self.deps.instance_id)
+                 instance=self.deps.instance_id, api=bool(self.deps.settings.api_tokens))
         if background:
             return self.http.start()
         self.http.serve_forever()

@@ -35,6 +35,8 @@ log = structlog.get_logger("ragbot.slack.turns")
 # Waits between tries to journal a failed turn while the database is away (about 15 s).
 FAIL_RETRY_DELAYS_S = (0.2, 0.5, 1.0, 2.0, 4.0, 8.0)
 
+SURFACE = "slack"  # the metrics label
+
 
 def new_trace_id() -> str:
     return uuid.uuid4().hex
@@ -54,7 +56,10 @@ def accept(deps: SlackDeps, q: Incoming, *, kind: TurnKind, event_id: str | None
         text=q.text if text is None else text, kb=deps.kb_for(q.channel),
         truncated=q.truncated, event_id=event_id)
     with deps.pool.connection() as conn:
-        return slack_state.claim_turn(conn, draft, deps.instance_id)
+        turn = slack_state.claim_turn(conn, draft, deps.instance_id)
+    if turn is not None and kind != "help":
+        deps.metrics.questions.labels(SURFACE).inc()
+    return turn
 
 
 class TurnRunner:
@@ -153,6 +158,7 @@ class TurnRunner:
                 note = asker_note(result)
                 if note is not None:
                     self._tell_asker(turn, note)
+                self.deps.metrics.outcome(SURFACE, result, time.perf_counter() - started)
                 log.info("slack_answered", route=result.route, refused=result.refused,
                          rounds=result.rounds, citations=len(result.citations),
                          clarify=result.clarification is not None, conversation=kind,
@@ -160,6 +166,7 @@ class TurnRunner:
                          latency_ms=round((time.perf_counter() - started) * 1000, 1))
             except Exception:
                 log.exception("slack_turn_failed")
+                self.deps.metrics.outcome(SURFACE, None, time.perf_counter() - started)
                 apology = blocks.notice_message(m.pick(m.APOLOGY, lang, trace_id=trace_id))
                 try:
                     self._finish(turn, status, [apology], trace_id, state="failed")

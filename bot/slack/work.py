@@ -162,6 +162,17 @@ class ProcessTurnWork:
     def submit(self, turn: Turn) -> None:
         self._queue.put(turn)
 
+    def depth(self) -> int:
+        """Turns waiting for a free worker (``/metrics``)."""
+        return self._queue.qsize()
+
+    def alive(self) -> int:
+        """Worker processes started and still running (``/metrics``)."""
+        running = {p.pid for p in multiprocessing.active_children()}
+        return sum(1 for w in self._workers
+                   if w.ready.done() and w.ready.exception() is None
+                   and w.ready.result() in running)
+
     def _dispatch(self, w: _Worker) -> None:
         while True:
             turn = self._queue.get()

@@ -110,6 +110,11 @@ class Bot:
     sender: SlackSender
     agent: Any
 
+    @property
+    def base_url(self) -> str:
+        """The bot's HTTP server (``/healthz``, ``/metrics``, ``/api/...``)."""
+        return self.sender.url.removesuffix("/slack/events")
+
     def answers(self, channel: str, thread_ts: str) -> list[dict[str, Any]]:
         """The bot's messages in a thread, in their current (updated) state."""
         return [msg for msg in self.fake.messages(channel)
@@ -168,13 +173,13 @@ class _Factory:
     agents: list[Any] = field(default_factory=list)
 
     def __call__(self, agent: Any = None, *, pacer_interval: float = 0.25,
-                 **overrides: Any) -> Bot:
+                 settings: dict[str, Any] | None = None, **overrides: Any) -> Bot:
         from agent.api import build_agent
         from bot.slack.app import create_deps
         from bot.slack.service import SlackService
         from bot.slack.status import ThreadPacer
 
-        settings = self._settings()
+        settings = self._settings(**(settings or {}))
         own_agent = agent is None
         agent = agent or build_agent(self.pool, self.embedder)
         overrides.setdefault("heartbeat_s", 0.2)
@@ -215,14 +220,14 @@ class _Factory:
         self.started.append((service, None))
         return Bot(service=service, deps=deps, fake=self.fake, sender=sender, agent=None)
 
-    def _settings(self) -> Any:
+    def _settings(self, **extra: Any) -> Any:
         from bot.settings import Settings
 
-        return Settings(
-            RAGBOT_HOME=str(self.tmp),
-            SLACK_BOT_TOKEN="xoxb-scenario",  # noqa: S106 (a test token)
-            SLACK_SIGNING_SECRET=SECRET, SLACK_API_URL=self.fake.url,
-            SLACK_APP_TOKEN=None, RAGBOT_KB=KB)
+        return Settings(**{
+            "RAGBOT_HOME": str(self.tmp),
+            "SLACK_BOT_TOKEN": "xoxb-scenario",
+            "SLACK_SIGNING_SECRET": SECRET, "SLACK_API_URL": self.fake.url,
+            "SLACK_APP_TOKEN": None, "RAGBOT_KB": KB, **extra})
 
     def real_agent(self) -> Any:
         """A real agent on the scenario database (closed at teardown)."""

@@ -21,9 +21,12 @@ if TYPE_CHECKING:
     from psycopg_pool import ConnectionPool
     from slack_bolt import App
 
+    from bot.http.metrics import Metrics
+
 log = structlog.get_logger("ragbot.slack.feedback")
 
 _VOTES: dict[str, Vote] = {"+1": UP, "thumbsup": UP, "-1": DOWN, "thumbsdown": DOWN}
+_VOTE_LABELS: dict[Vote | None, str] = {UP: "up", DOWN: "down"}  # /metrics
 
 
 def vote_for_reaction(name: str | None) -> Vote | None:
@@ -34,6 +37,7 @@ def vote_for_reaction(name: str | None) -> Vote | None:
 
 class FeedbackDeps(Protocol):
     pool: ConnectionPool
+    metrics: Metrics
 
 
 def _answer_trace(conn: Connection, channel: str,
@@ -111,6 +115,7 @@ def on_reaction(deps: FeedbackDeps, event: dict[str, Any], *, present: bool,
                                  vote=vote, present=present, event_ts=at, trace_id=trace_id,
                                  trace=trace, kb=kb or trace.get("kb"))
     if outcome.applied:
+        deps.metrics.votes.labels("slack", _VOTE_LABELS.get(outcome.vote, "withdrawn")).inc()
         log.info("feedback_vote", trace_id=trace_id, reaction=vote, present=present,
                  vote=outcome.vote, user=user, channel=channel)
     else:  # a redelivery or an out-of-order event older than the recorded one

@@ -132,7 +132,7 @@ class QueryApi:
             self._limiter = anyio.CapacityLimiter(self.concurrency)
         self.metrics.questions.labels(SURFACE).inc()
         started = time.perf_counter()
-        with structlog.contextvars.bound_contextvars(trace_id=trace_id, api_token=token.label):
+        with structlog.contextvars.bound_contextvars(trace_id=trace_id, api_client=token.label):
             try:
                 result = await anyio.to_thread.run_sync(
                     partial(self._answer, token, body, on_stage), limiter=self._limiter)

@@ -17,7 +17,8 @@ from tests.scenario.conftest import PUBLIC, Bot
 
 pytestmark = [pytest.mark.scenario, pytest.mark.db, pytest.mark.model]
 
-LIMITS = {"RAGBOT_HTTP_MAX_BODY_BYTES": 64 * 1024, "RAGBOT_HTTP_READ_TIMEOUT_S": 1.0}
+DEADLINE_S = 3.0
+LIMITS = {"RAGBOT_HTTP_MAX_BODY_BYTES": 64 * 1024, "RAGBOT_HTTP_READ_TIMEOUT_S": DEADLINE_S}
 
 
 @pytest.fixture
@@ -97,15 +98,16 @@ def test_half_sent_body_is_cut_off_at_the_deadline_and_others_are_served(limited
     started = time.monotonic()
     conn.request("GET", "/healthz")
     assert conn.getresponse().status == 200
-    assert time.monotonic() - started < 0.5
     event = limited.sender.mention(PUBLIC, "<@UBOT> how do I deploy to production?")
     delivery = limited.sender.event(event)
     assert delivery.status == 200
-    assert delivery.elapsed_s < 0.5
+    # both answered long before the stalled requests' deadline
+    assert time.monotonic() - started < DEADLINE_S / 2
     for thread in stalled:
         thread.join(10)
     assert [s for s, _ in statuses] == ["HTTP/1.1 408 Request Timeout"] * 3
-    assert all(0.9 < elapsed < 2.0 for _, elapsed in statuses), statuses
+    assert all(DEADLINE_S - 0.1 < elapsed < DEADLINE_S + 1.5 for _, elapsed in statuses), \
+        statuses
 
 
 def test_empty_signing_secret_is_refused_when_building_the_app(make_bot: Any) -> None:

@@ -158,7 +158,7 @@ def test_serve_counts_in_metrics_what_its_worker_process_answered(served: Served
     event = served.sender.mention(PUBLIC, "<@UBOT> How do I deploy to production?")
     assert served.sender.event(event).status == 200
     fake_slack.wait_for(lambda f: [m for m in f.messages(PUBLIC)
-                                   if "deploy-procedure" in block_text(m)], timeout=60)
+                                   if "Production Deploy Procedure" in block_text(m)], timeout=90)
     slack = {"surface": "slack"}
     # the answer was counted in the worker process, the ack in the serving one
     _wait_figure(base, "ragbot_answers_total", slack, 1)

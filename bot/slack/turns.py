@@ -101,6 +101,7 @@ class TurnRunner:
         text = m.pick(m.RESTARTED, lang_of(turn.text), trace_id=trace_id)
         with structlog.contextvars.bound_contextvars(trace_id=trace_id, turn_id=turn.id):
             log.warning("turn_reported_after_restart", attempts=turn.attempts)
+            self.deps.metrics.failures.labels(SURFACE).inc()
             self._finish(turn, status, [blocks.notice_message(text)], trace_id, state="failed")
 
     def report_timeout(self, turn: Turn) -> None:
@@ -109,6 +110,7 @@ class TurnRunner:
         trace_id = turn.trace_id or new_trace_id()
         text = m.pick(m.APOLOGY, lang_of(turn.text), trace_id=trace_id)
         with structlog.contextvars.bound_contextvars(trace_id=trace_id, turn_id=turn.id):
+            self.deps.metrics.failures.labels(SURFACE).inc()
             self._finish(turn, self._status(turn), [blocks.notice_message(text)], trace_id,
                          state="failed")
 

@@ -11,6 +11,7 @@ from langgraph.runtime import Runtime
 from agent.context import RunContext
 from agent.nodes.evaluate import chain_doc_ids
 from agent.offline.route import is_composed
+from agent.offline.steps import join_sentences
 from agent.state import CitedDoc, Draft, GraphState, Passage, SearchRecord, Turn
 
 MAX_HISTORY = 10
@@ -42,7 +43,7 @@ def cite_documents(draft: Draft, pool: list[Passage],
             if doc["n"] not in marks:
                 marks.append(doc["n"])
         parts.append(s["text"] + "".join(f"[{m}]" for m in marks))
-    text = ("" if language == "zh" else " ").join(parts)
+    text = join_sentences(parts, language)
     return text, docs
 
 

@@ -28,6 +28,19 @@ MAX_ITEMS = 8
 MAX_CHARS = 900
 
 
+def join_sentences(texts: list[str], language: str) -> str:
+    """Sentences as one answer: list items (steps) one per line, in order; other sentences
+    run on (no space between Chinese ones)."""
+    out = ""
+    for i, text in enumerate(texts):
+        if i and (_ITEM.match(text) or _ITEM.match(texts[i - 1])):
+            out += "\n"
+        elif i and language != "zh":
+            out += " "
+        out += text
+    return out
+
+
 def list_items(text: str) -> list[str]:
     """The list items of ``text`` in order (markdown emphasis dropped, marker kept)."""
     items = []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from agent.offline.layout import readable
 from agent.offline.text import content_terms, ngram_containment, strip_citations, term_hits
 from agent.state import Verdict, VerifyInput
 
@@ -32,7 +33,7 @@ def verify(inp: VerifyInput) -> Verdict:
             if s["cites"] or passages:
                 unsupported.append(s["text"])
             continue
-        best = max(support(s["text"], p["title"] + "\n" + p["text"]) for p in cited)
+        best = max(support(s["text"], p["title"] + "\n" + readable(p["text"])) for p in cited)
         if best < MIN_SUPPORT:
             unsupported.append(s["text"])
     if unsupported:

@@ -1,0 +1,47 @@
+"""What a question asks for and what it holds fixed: the kind of value, the year.
+
+"国庆放几天假" asks for a count of days; a sentence naming the holiday's freeze dates holds the
+same topic words but not the value. "2025 年的预算" fixes the year; a passage about 2026 is
+about something else. These are read from the question's shape, not from any document.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Chinese: 几/多少 + measure word ("几天", "多少个人", "多少钱").
+_ZH_MEASURE = re.compile(r"(?:几|多少)个?(天|年|个月|月|周|次|人|元|块|页|台|张|条|份|家|小时|分钟|"
+                         r"倍|岁|钱)")
+# English: "how many <noun>", "how long" (a duration), "how much" (an amount).
+_EN_MANY = re.compile(r"\bhow many\s+([a-z]+)", re.I)
+_EN_LONG = re.compile(r"\bhow long\b", re.I)
+_EN_MUCH = re.compile(r"\bhow much\b", re.I)
+_ZH_NUM = "[0-9０-９一二两三四五六七八九十百千万]"
+_DURATION = r"(?:days?|weeks?|months?|years?|hours?|minutes?|天|周|个月|年|小时|分钟)"
+_MONEY = r"(?:CNY|RMB|USD|\$|¥|元|块|%|percent)"
+_YEAR = re.compile(r"(?<!\d)(20\d\d)(?!\d)")
+
+
+def value_pattern(question: str) -> re.Pattern[str] | None:
+    """A pattern a sentence holding the asked-for value matches ("8天" for "几天"), or
+    ``None`` when the question asks for no countable value."""
+    m = _ZH_MEASURE.search(question)
+    if m:
+        unit = {"钱": _MONEY, "块": r"(?:块|元)", "元": _MONEY}.get(m.group(1), m.group(1))
+        return re.compile(rf"{_ZH_NUM}\s*{unit}")
+    m = _EN_MANY.search(question)
+    if m:
+        noun = m.group(1).lower().rstrip("s")
+        return re.compile(rf"(\d[\d,.]*|\b(?:one|two|three|four|five|six|seven|eight|nine|ten))"
+                          rf"\s+(?:\w+\s+)?{re.escape(noun)}", re.I)
+    if _EN_LONG.search(question):
+        return re.compile(rf"(\d[\d,.]*|\b(?:one|two|three|four|five|six|seven|eight|nine|ten))"
+                          rf"[\s-]*{_DURATION}", re.I)
+    if _EN_MUCH.search(question):
+        return re.compile(rf"({_MONEY}\s*\d|\d[\d,.]*\s*{_MONEY})", re.I)
+    return None
+
+
+def years(text: str) -> set[str]:
+    """The years ``text`` names ("2026")."""
+    return set(_YEAR.findall(text))

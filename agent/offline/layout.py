@@ -1,0 +1,150 @@
+"""Document structure the answer is assembled from: FAQ pairs and table rows.
+
+A sentence split ignores structure: an FAQ's question line matches a question best word for
+word but is not its answer, and a table row ("元旦 | 1月1日 | 3天") says nothing without its
+column headers. These helpers turn both into quotable units: the answer of an FAQ pair,
+and a table row written with its headers ("元旦：放假时间 1月1日；天数 3天").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+# A table row and the separator under its header ("|---|:--:|").
+_ROW = re.compile(r"^\s*\|.*\|\s*$")
+_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
+# An FAQ question: a line that is all bold, or starts "问：" / "Q:", and asks something.
+_BOLD_LINE = re.compile(r"^\s*(?:\*\*|__)(?P<q>.+?)(?:\*\*|__)\s*(?P<rest>.*)$")
+_Q_PREFIX = re.compile(r"^\s*(?:问|Q)\s*[:：]\s*", re.I)
+_A_PREFIX = re.compile(r"^\s*(?:答|A)\s*[:：]\s*", re.I)
+_ASKS = re.compile(r"([?？]\s*$|^\s*(?:问|Q)\s*[:：])", re.I)
+_MARKUP = re.compile(r"\*\*|__")
+
+
+@dataclass(frozen=True)
+class FaqPair:
+    question: str
+    answer: str
+
+
+def _cells(line: str) -> list[str]:
+    return [_MARKUP.sub("", c).strip() for c in line.strip().strip("|").split("|")]
+
+
+def table_rows(text: str) -> list[tuple[list[str], list[str]]]:
+    """Every body row of the pipe tables in ``text`` with its table's header cells."""
+    out: list[tuple[list[str], list[str]]] = []
+    lines = text.splitlines()
+    header: list[str] | None = None
+    for i, line in enumerate(lines):
+        if not _ROW.match(line):
+            header = None
+            continue
+        if _SEPARATOR.match(line):
+            continue
+        nxt = lines[i + 1] if i + 1 < len(lines) else ""
+        if header is None and _SEPARATOR.match(nxt):
+            header = _cells(line)
+            continue
+        if header is not None:
+            out.append((header, _cells(line)))
+    return out
+
+
+def render_row(header: list[str], row: list[str], language: str) -> str:
+    """A row with its headers: "元旦：放假时间 1月1日至1月3日；天数 3天" (the first cell names
+    the row; a header the cell repeats, or an empty cell, is left out)."""
+    colon, sep = ("：", "；") if language == "zh" else (": ", "; ")
+    name = row[0] if row else ""
+    parts = []
+    for head, cell in zip(header[1:], row[1:], strict=False):
+        if not cell:
+            continue
+        parts.append(cell if not head or head in cell else f"{head} {cell}")
+    return name + (colon + sep.join(parts) if parts else "")
+
+
+def is_table_line(line: str) -> bool:
+    return bool(_ROW.match(line))
+
+
+def faq_pairs(text: str) -> list[FaqPair]:
+    """Question-and-answer pairs: a bold or "问：/Q:" line that asks something, and the lines
+    after it up to the next such question or heading (an answer may share the question's
+    line: "**问：…？** 答：…")."""
+    pairs: list[FaqPair] = []
+    question: str | None = None
+    answer: list[str] = []
+
+    def close() -> None:
+        if question is not None and answer:
+            pairs.append(FaqPair(question=question, answer=" ".join(answer)))
+
+    for raw in text.splitlines():
+        line = raw.strip()
+        bold = _BOLD_LINE.match(line)
+        asked = bold.group("q") if bold else line
+        # A whole bold line ("**My account is locked.**") heads an answer too.
+        if asked and ((bold and (_ASKS.search(asked) or not bold.group("rest")))
+                      or (_Q_PREFIX.match(line) and _ASKS.search(line))):
+            close()
+            question = _Q_PREFIX.sub("", asked).strip()
+            rest = bold.group("rest").strip() if bold else ""
+            answer = [_A_PREFIX.sub("", rest)] if rest else []
+            continue
+        if line.startswith("#"):
+            close()
+            question, answer = None, []
+            continue
+        if question is not None and line:
+            answer.append(_A_PREFIX.sub("", _MARKUP.sub("", line)).strip())
+    close()
+    return pairs
+
+
+def is_question(sentence: str) -> bool:
+    """A sentence that asks rather than tells: never quoted as an answer."""
+    return bool(_ASKS.search(sentence.strip().rstrip("*_ ")))
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A quotable piece of a passage: ``text`` as quoted, ``about`` the words it answers
+    (an FAQ answer is about its question too)."""
+    text: str
+    about: str
+
+
+def quotable_units(text: str, split: Callable[[str], list[str]]) -> list[Unit]:
+    """The passage's sentences (by ``split``) that tell something, its table rows with their
+    headers, and each FAQ answer whole, about its question. Questions are never units."""
+    from agent.offline.text import language_of
+
+    pairs = faq_pairs(text)
+    asked = {_norm(p.question) for p in pairs}
+    # Headings name a section; they answer nothing.
+    prose = "\n".join(line for line in text.splitlines()
+                      if not is_table_line(line) and not line.lstrip().startswith("#"))
+    units = [Unit(text=s, about=s) for s in split(prose)
+             if not is_question(s) and _norm(_Q_PREFIX.sub("", s)) not in asked]
+    lang = language_of(text)
+    units += [Unit(text=render_row(h, r, lang), about=render_row(h, r, lang))
+              for h, r in table_rows(text) if any(r)]
+    units += [Unit(text=p.answer, about=f"{p.question} {p.answer}") for p in pairs]
+    return units
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"\s+", "", _MARKUP.sub("", text)).casefold()
+
+
+def readable(text: str) -> str:
+    """``text`` followed by its table rows as quoted (see ``render_row``): what an answer's
+    sentences are checked against."""
+    from agent.offline.text import language_of
+
+    lang = language_of(text)
+    rows = [render_row(h, r, lang) for h, r in table_rows(text) if any(r)]
+    return "\n".join([text, *rows])

@@ -18,13 +18,15 @@ import psycopg
 from store.embedding import Vectors
 from store.readers import Scope
 from store.retention import scrub_document_from_traces
+from store.suspicious import suspicious_spans
 from store.tokenize import keyword_text
 from store.types import ChunkDraft, SourceDocument
 
 _CHUNK_COLUMNS = ("document_id, kb_id, generation, position, heading_path, text, token_count, "
-                  "tsv, embedding, dim, doc_type, source, acl, updated_at")
+                  "tsv, embedding, dim, doc_type, source, acl, updated_at, suspicious")
 _INSERT_CHUNK = (f"INSERT INTO chunks ({_CHUNK_COLUMNS}) VALUES "
-                 "(%s, %s, %s, %s, %s, %s, %s, to_tsvector('simple', %s), %s, %s, %s, %s, %s, %s)")
+                 "(%s, %s, %s, %s, %s, %s, %s, to_tsvector('simple', %s), %s, %s, %s, %s, %s, %s, "
+                 "%s)")
 
 
 @dataclass(frozen=True)
@@ -92,7 +94,7 @@ def write_version(conn: psycopg.Connection[Any], kb_id: int, generation: int, *,
         cur.executemany(_INSERT_CHUNK, [
             (row[0], kb_id, generation, d.position, list(d.heading_path), d.text,
              d.token_count, keyword_text(text), vec, dim, doc.doc_type, doc.source, acl,
-             changed)
+             changed, suspicious_spans(d.text))
             for d, text, vec in zip(drafts, inputs, vectors, strict=True)
         ])
 

@@ -112,8 +112,15 @@ def kb_status(conn: psycopg.Connection, name: str) -> dict[str, Any]:
         {"id": kb.id, "g": kb.active_generation},
     ).fetchone()
     assert row is not None
+    flagged = conn.execute(
+        "SELECT d.source, s FROM chunks c JOIN documents d ON d.id = c.document_id, "
+        "unnest(c.suspicious) AS s WHERE c.kb_id = %(id)s AND c.generation = %(g)s "
+        "ORDER BY d.source, c.position",
+        {"id": kb.id, "g": kb.active_generation},
+    ).fetchall()
     return {
         "name": kb.name,
+        "suspicious": [{"source": r[0], "text": r[1]} for r in flagged],
         "documents": row[0],
         "archived_versions": row[1],
         "chunks": row[2],

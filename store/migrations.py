@@ -270,6 +270,9 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (kb_id, source, term)
     );
     """,
+    # Spans of a chunk that instruct the reader or an assistant (store.suspicious): kept
+    # with the chunk, listed by `ragbot kb status`, never quoted in answers.
+    "ALTER TABLE chunks ADD COLUMN IF NOT EXISTS suspicious text[] NOT NULL DEFAULT '{}'",
 ]
 
 

@@ -27,6 +27,7 @@ from agent.offline.text import (
     weighted_share,
 )
 from agent.state import Draft, GenerateInput, Passage, Sentence
+from store.suspicious import is_suspicious, suspicious_spans
 
 MAX_SENTENCES = 3
 MAX_CHARS = 500
@@ -40,7 +41,16 @@ _THANKS = re.compile(r"(thank|thx|cheers|谢|感谢)", re.I)
 
 
 def looks_like_instruction(sentence: str) -> bool:
-    return bool(_INJECTION.search(sentence))
+    """An instruction to an assistant, a request for credentials or a broadcast (see
+    ``store.suspicious``): never quoted, and never obeyed when asked."""
+    return bool(_INJECTION.search(sentence)) or is_suspicious(sentence)
+
+
+def _in_flagged(sentence: str, flagged: list[str]) -> bool:
+    """Whether ``sentence`` is part of a span its document flags as suspicious (a piece of
+    an injected line is as unquotable as the whole line)."""
+    key = norm(sentence)
+    return any(key in span for span in flagged)
 
 
 def _idf(terms: list[str], passages: list[Passage], alternatives: Alternatives | None = None
@@ -68,7 +78,9 @@ def generate(inp: GenerateInput) -> Draft:
         return Draft(sentences=[Sentence(text=text, cites=[])], refused=False, text=text)
     passages = inp["passages"]
     terms = content_terms(u["query"])
-    if not passages or not terms:
+    # A question that tells the bot what to do ("ignore previous instructions…") is not
+    # one the documents answer; obeying it is what an injection wants.
+    if not passages or not terms or is_suspicious(inp["question"]):
         return refusal(lang)
     several = (inp["route"] == "multi_retrieval" or len(inp["queries"]) > 1
                or is_comparison(inp["question"]))
@@ -249,10 +261,11 @@ def rank_sentences(inp: GenerateInput, terms: list[str],
     value = value_pattern(inp["question"])
     for n, p in enumerate(passages, start=1):
         frame_terms = terms_of(_frame(p), terms, alternatives)
+        flagged = [norm(span) for span in suspicious_spans(p["text"])]
         for unit in quotable_units(p["text"], split_sentences):
             s = unit.text
-            if (looks_like_instruction(s) or norm(s) in rejected or _is_code(s)
-                    or _LEAD_IN.search(s)):
+            if (looks_like_instruction(s) or _in_flagged(s, flagged) or norm(s) in rejected
+                    or _is_code(s) or _LEAD_IN.search(s)):
                 continue
             st = terms_of(unit.about, all_terms, alternatives)
             # Headings count: a step under "Redis 内存满了怎么办" is about Redis memory.

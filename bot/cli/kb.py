@@ -72,6 +72,8 @@ def run_status(args: argparse.Namespace, ctx: AppContext) -> int:
     print(f"chunks          {status['chunks']}")
     print(f"last ingest     {_when(status['last_ingest_at'])}")
     print(f"created         {_when(status['created_at'])}")
+    for span in status["suspicious"]:  # instructions in documents: never quoted in answers
+        print(f"suspicious      {span['source']}: {span['text'][:120]}")
     for source in status["sources"]:
         extra = ", ".join(f"{k}={v}" for k, v in source.items() if k != "path" and v)
         print(f"source          {source['path']}" + (f" ({extra})" if extra else ""))

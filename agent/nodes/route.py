@@ -5,10 +5,13 @@ from __future__ import annotations
 import time
 from typing import Any, Literal
 
+import structlog
 from langgraph.runtime import Runtime
 
 from agent.context import RunContext
 from agent.state import GraphState, RouteDecision, RouteInput
+
+log = structlog.get_logger("agent")
 
 
 def route(state: GraphState, runtime: Runtime[RunContext]) -> dict[str, Any]:
@@ -25,8 +28,26 @@ def route(state: GraphState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         decision = RouteDecision(route="single_retrieval",
                                  reason="nothing in the KB to offer as options",
                                  clarification=None)
+    if decision["route"] == "clarify" and decision["clarification"] is not None:
+        found = _titles_found(runtime.context, u["query"])
+        if len(found) >= 2:  # what the KB holds for these words beats a list of doc types
+            decision["clarification"]["options"] = found
     runtime.context.trace.record("route", started, {"query": u["query"]}, dict(decision))
     return {"decision": decision}
+
+
+def _titles_found(ctx: RunContext, query: str, limit: int = 3) -> list[str]:
+    """The titles of the documents a search for ``query`` finds first, as clarify options
+    (the asker may read each); [] when the search fails."""
+    from store.search import search
+
+    try:
+        hits = search(ctx.pool, ctx.kb, query, embedder=ctx.embedder, k=10,
+                      principals=ctx.principals)
+    except Exception:
+        log.exception("clarify_options_search_failed", kb=ctx.kb)
+        return []
+    return list(dict.fromkeys(h.title for h in hits if h.title))[:limit]
 
 
 def after_route(state: GraphState) -> Literal["clarify", "plan", "generate"]:

@@ -33,6 +33,18 @@ _VAGUE = frozenset([
 ])
 
 
+# Words that need an argument to name a topic: an action ("怎么申请？" apply for what?) or an
+# attribute ("What's the limit?" the limit of what?). Alone, they ask about nothing yet.
+_UNSAID = frozenset([
+    "申请", "办理", "提交", "报名", "处理", "操作", "审批", "开通", "预约", "登记", "设置",
+    "apply", "application", "request", "submit", "register", "approve", "approval", "setup",
+    "上限", "下限", "额度", "标准", "价格", "费用", "钱", "金额", "期限", "多久", "时间", "要求",
+    "条件", "多长", "多少", "规则",
+    "limit", "limits", "cap", "maximum", "minimum", "price", "cost", "costs", "fee", "fees",
+    "amount", "deadline", "rule", "rules", "requirement", "requirements", "standard",
+])
+
+
 def is_chitchat(question: str) -> bool:
     return bool(_GREETING.match(question))
 
@@ -75,11 +87,13 @@ def clarify_options(question: str, facets: Facets, limit: int = 3) -> list[str]:
 
 
 def is_underspecified(question: str) -> bool:
-    """No topic at all, or only a broad noun ("报告", "the policy?")."""
-    terms = content_terms(question)
+    """No topic at all, or only broad nouns, bare actions and attributes ("报告", "the
+    policy?", "怎么申请？", "What's the limit?")."""
+    # A lone Latin letter is a clitic left by tokenizing ("what's" -> "s"), not a topic.
+    terms = [t for t in content_terms(question) if len(t) > 1 or not t.isascii()]
     if not terms:
         return len(norm(question)) > 0
-    return all(t in _VAGUE for t in terms) and len(terms) <= 2
+    return all(t in _VAGUE or t in _UNSAID for t in terms) and len(terms) <= 2
 
 
 def route(inp: RouteInput) -> RouteDecision:
@@ -88,7 +102,7 @@ def route(inp: RouteInput) -> RouteDecision:
     if is_chitchat(question):
         return RouteDecision(route="direct_answer", reason="greeting or chit-chat",
                              clarification=None)
-    if is_underspecified(question):
+    if is_underspecified(question) and not u["is_followup"]:
         options = clarify_options(" ".join([question, *u["expansions"]]), inp["facets"])
         lang = u["language"]
         text = messages.CLARIFY[lang] if options else messages.CLARIFY_NO_OPTIONS[lang]

@@ -106,6 +106,12 @@ def test_first_question_of_a_thread_is_never_a_follow_up() -> None:
     ("服务器频繁告警时该参考哪个应急预案？预案里的回滚操作是否需要二次审批？", "multi_retrieval"),
     ("报告", "clarify"),
     ("the policy?", "clarify"),
+    # A bare action or attribute names no topic; with its object it does.
+    ("怎么报名？", "clarify"),
+    ("What's the deadline?", "clarify"),
+    ("多少钱？", "clarify"),
+    ("食堂午餐多少钱？", "single_retrieval"),
+    ("What's the deadline for expense claims?", "single_retrieval"),
 ])
 def test_routing_rules(question: str, route: str) -> None:
     facets = Facets(doc_types=["report", "policy"], titles=["2026 Q3 Returns Report"],
@@ -365,3 +371,14 @@ def test_relative_clause_question_takes_a_hop_even_when_one_passage_matches() ->
                                title="Natural Born Killers soundtrack")], 1)
     assert not ev["sufficient"]
     assert ev["next_queries"][0]["query"].startswith("Trent Reznor")
+
+
+def test_a_bare_attribute_inside_a_thread_is_a_follow_up_not_a_clarification() -> None:
+    facets = Facets(doc_types=["policy"], titles=["Canteen rules"], sources=[])
+    history = [Turn(question="When does the canteen open?", rewritten="canteen open",
+                    entities=["canteen", "open"], answer="Lunch from 11:30.", cited=[],
+                    refused=False, route="single_retrieval")]
+    u = E.understand({"question": "What's the price?", "history": history})
+    decision = E.route({"question": "What's the price?", "understanding": u,
+                        "facets": facets})
+    assert decision["route"] == "single_retrieval"

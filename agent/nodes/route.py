@@ -9,6 +9,7 @@ import structlog
 from langgraph.runtime import Runtime
 
 from agent.context import RunContext
+from agent.offline.text import content_terms, term_hits
 from agent.state import GraphState, RouteDecision, RouteInput
 
 log = structlog.get_logger("agent")
@@ -28,17 +29,21 @@ def route(state: GraphState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         decision = RouteDecision(route="single_retrieval",
                                  reason="nothing in the KB to offer as options",
                                  clarification=None)
-    if decision["route"] == "clarify" and decision["clarification"] is not None:
-        found = _titles_found(runtime.context, u["query"])
-        if len(found) >= 2:  # what the KB holds for these words beats a list of doc types
-            decision["clarification"]["options"] = found
+    request = decision["clarification"]
+    if decision["route"] == "clarify" and request is not None:
+        # Titles that name the words lead; then documents a search finds that hold them.
+        # Either beats a list of doc types.
+        named = [o for o in request["options"] if o in facets["titles"]]
+        options = list(dict.fromkeys([*named, *_titles_found(runtime.context, u["query"])]))
+        if len(options) >= 2:
+            request["options"] = options[:3]
     runtime.context.trace.record("route", started, {"query": u["query"]}, dict(decision))
     return {"decision": decision}
 
 
 def _titles_found(ctx: RunContext, query: str, limit: int = 3) -> list[str]:
-    """The titles of the documents a search for ``query`` finds first, as clarify options
-    (the asker may read each); [] when the search fails."""
+    """The titles of the documents a search for ``query`` finds first that hold its words,
+    as clarify options (the asker may read each); [] when the search fails."""
     from store.search import search
 
     try:
@@ -47,7 +52,9 @@ def _titles_found(ctx: RunContext, query: str, limit: int = 3) -> list[str]:
     except Exception:
         log.exception("clarify_options_search_failed", kb=ctx.kb)
         return []
-    return list(dict.fromkeys(h.title for h in hits if h.title))[:limit]
+    terms = content_terms(query)
+    return list(dict.fromkeys(h.title for h in hits
+                              if h.title and term_hits(terms, h.title + " " + h.text)))[:limit]
 
 
 def after_route(state: GraphState) -> Literal["clarify", "plan", "generate"]:

@@ -9,6 +9,12 @@ REFUSAL = {
     "en": "I can't answer that from the available documents.",
 }
 
+# The question narrows to something the documents never mention ("the apparel line").
+REFUSAL_MISSING = {
+    "zh": "根据现有资料无法回答：资料中没有提到“{term}”。",
+    "en": "I can't answer that from the available documents: they do not mention \"{term}\".",
+}
+
 REFUSAL_WITH_SOURCES = {
     "zh": "根据现有资料无法回答。可能相关的资料：",
     "en": "I can't answer that from the available documents. Sources that may be related:",

@@ -19,7 +19,9 @@ lexical or MiniLM similarity feature tried separated the two kinds on the held-o
 
 from __future__ import annotations
 
-from agent.offline.text import Alternatives, coverage, term_set, terms_of
+import itertools
+
+from agent.offline.text import Alternatives, content_terms, coverage, term_set, terms_of, words
 from agent.state import Language, Passage
 
 # Below this share of the question's terms in the best passage, the pool is off-topic.
@@ -109,3 +111,50 @@ def answerable(terms: list[str], passages: list[Passage], *, several: bool,
     share = evidence_coverage(terms, passages, several=several, joined=joined,
                               joined_terms=joined_terms, alternatives=alternatives)
     return bool(passages) and share >= REFUSE_BELOW[language]
+
+
+def missing_constraint(question: str, passages: list[Passage]) -> str | None:
+    """A word that narrows the question to something the pool never mentions, or ``None``.
+
+    Two shapes, read from the question: a name right before a category noun the pool does
+    hold ("智能手表产品线": 产品线 is there, 手表 nowhere; "the apparel line"), and a year
+    the pool never names. Documents about the head word answer about something else then;
+    quoting them would be a confident wrong answer.
+    """
+    from agent.offline.asked import years
+
+    if not passages:
+        return None
+    texts = [p["title"] + " " + p["text"] for p in passages]
+    pool_years = set().union(*(years(t) for t in texts))
+    for year in sorted(years(question)):
+        if year not in pool_years:
+            return year
+    said = [w for w in words(question) if w in set(content_terms(question))]
+    held: set[str] = set()
+    for t in texts:
+        held |= held_terms(t, said)
+    for modifier, head in itertools.pairwise(said):
+        if (head in _KINDS and head in held and modifier not in held
+                and _adjacent(question, modifier, head)):
+            return modifier
+    return None
+
+
+# Nouns that name a category whose members are named by the word before them ("智能手表
+# 产品线", "the apparel line", "Berlin office"): the member is the question's subject.
+_KINDS = frozenset([
+    "产品线", "产品", "型号", "系列", "部门", "团队", "城市", "版本", "门店", "子公司", "分公司",
+    "项目", "品牌", "渠道", "业务线", "机型",
+    "line", "lines", "product", "products", "model", "models", "series", "team", "teams",
+    "department", "office", "offices", "city", "version", "brand", "store", "subsidiary",
+    "project", "channel", "plan", "tier",
+])
+
+
+def _adjacent(question: str, first: str, second: str) -> bool:
+    """Whether ``second`` follows ``first`` in ``question`` with at most a space or "的"
+    between them (a modifier and its head noun)."""
+    q = question.lower()
+    i = q.find(first)
+    return i >= 0 and q[i + len(first):].lstrip(" 的").startswith(second)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from agent import messages
-from agent.offline.answerable import answerable
+from agent.offline.answerable import answerable, missing_constraint
 from agent.offline.asked import value_pattern
 from agent.offline.chain import chain_lead, is_relation
 from agent.offline.compare import comparison_lead
@@ -64,8 +64,12 @@ def translated(inp: GenerateInput) -> Alternatives:
     return inp["understanding"].get("translated_terms") or {}
 
 
-def refusal(language: str) -> Draft:
-    text = messages.REFUSAL["zh" if language == "zh" else "en"]
+def refusal(language: str, missing: str | None = None) -> Draft:
+    """A refusal in the asker's language; naming ``missing``, the word the documents never
+    mention, when that is why."""
+    lang = "zh" if language == "zh" else "en"
+    text = (messages.REFUSAL[lang] if missing is None
+            else messages.REFUSAL_MISSING[lang].format(term=missing))
     return Draft(sentences=[], refused=True, text=text)
 
 
@@ -82,15 +86,9 @@ def generate(inp: GenerateInput) -> Draft:
     # one the documents answer; obeying it is what an injection wants.
     if not passages or not terms or is_suspicious(inp["question"]):
         return refusal(lang)
-    several = (inp["route"] == "multi_retrieval" or len(inp["queries"]) > 1
-               or is_comparison(inp["question"]))
-    # A multi-hop chain's documents hold the question between them (see agent.offline.chain).
-    chain = set((inp.get("chain") or [])[:4])
-    joined = [p for p in passages if p["doc_id"] in chain] if len(chain) > 1 else []
-    topic = [t for t in terms if not is_relation(t)]
-    if not answerable(terms, passages, several=several, language=lang, joined=joined,
-                      joined_terms=topic, alternatives=translated(inp)):
-        return refusal(lang)
+    refused = _unsupported(inp, terms)
+    if refused is not None:
+        return refused
     all_terms = list(dict.fromkeys(t for q in [u["query"], *inp["queries"]]
                                    for t in content_terms(q)))
     candidates, fit = rank_sentences(inp, terms, all_terms)
@@ -117,6 +115,24 @@ def generate(inp: GenerateInput) -> Draft:
         sentences.append(Sentence(text=s, cites=[n]))
         length += len(s)
     return Draft(sentences=sentences, refused=False, text=render(sentences, lang))
+
+
+def _unsupported(inp: GenerateInput, terms: list[str]) -> Draft | None:
+    """The refusal when the pool does not hold the question (too few of its terms, or a word
+    that narrows it to something no passage mentions); ``None`` when it may be answered."""
+    passages, lang = inp["passages"], inp["understanding"]["language"]
+    several = (inp["route"] == "multi_retrieval" or len(inp["queries"]) > 1
+               or is_comparison(inp["question"]))
+    # A multi-hop chain's documents hold the question between them (see agent.offline.chain).
+    chain = set((inp.get("chain") or [])[:4])
+    joined = [p for p in passages if p["doc_id"] in chain] if len(chain) > 1 else []
+    topic = [t for t in terms if not is_relation(t)]
+    if not answerable(terms, passages, several=several, language=lang, joined=joined,
+                      joined_terms=topic, alternatives=translated(inp)):
+        return refusal(lang)
+    absent = missing_constraint(inp["question"], passages)
+    # Say what is missing rather than answer about something else.
+    return refusal(lang, missing=absent) if absent is not None else None
 
 
 def _procedure(inp: GenerateInput, terms: list[str]) -> list[Sentence] | None:

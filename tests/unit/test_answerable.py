@@ -88,3 +88,35 @@ def test_english_needs_more_of_the_question_than_chinese() -> None:
     terms = ["vpn", "server", "address", "port"]
     assert answerable(terms, pool, several=False, language="zh")
     assert not answerable(terms, pool, several=False, language="en")
+
+
+def _doc(text: str) -> Passage:
+    return Passage(chunk_id=1, doc_id="d", title="Bike shop", source="d.md", doc_type="report",
+                   heading_path=[], text=text, score=1.0, rank=0, round=1, sub_id="q1")
+
+
+def test_a_name_before_a_category_the_pool_lacks_is_the_missing_constraint() -> None:
+    from agent.offline.answerable import missing_constraint
+
+    pool = [_doc("In 2025 the road bike line sold 400 units and the kids line 150.")]
+    assert missing_constraint("How many units did the gravel line sell?", pool) == "gravel"
+    assert missing_constraint("How many units did the kids line sell?", pool) is None
+    assert missing_constraint("What did the road bike line sell in 2024?", pool) == "2024"
+    assert missing_constraint("What did the road bike line sell in 2025?", pool) is None
+    zh = [_doc("2025 年公路车产品线销量 400 台，童车产品线 150 台。")]
+    assert missing_constraint("山地车产品线卖了多少台？", zh) == "山地车"
+    assert missing_constraint("童车产品线卖了多少台？", zh) is None
+
+
+def test_an_answer_about_another_member_of_the_category_is_refused_naming_what_is_missing(
+) -> None:
+    e = OfflineEngine()
+    q = "How many units did the gravel line sell in 2025?"
+    u = e.understand({"question": q, "history": []})
+    draft = e.generate({"question": q, "understanding": u, "route": "single_retrieval",
+                        "queries": [u["query"]], "attempt": 0, "rejected": [],
+                        "passages": [_doc("In 2025 the road bike line sold 400 units and "
+                                          "the kids line 150.")]})
+    assert draft["refused"]
+    assert draft["sentences"] == []
+    assert '"gravel"' in draft["text"]

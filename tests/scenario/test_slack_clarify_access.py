@@ -148,7 +148,10 @@ def test_mentions_and_links_from_documents_never_ping_or_unfurl(bot: Bot) -> Non
             if isinstance(block.get("text"), dict) and block["text"]["type"] == "mrkdwn":
                 assert block["text"]["verbatim"] is True
     final = "\n".join(block_text(m) for m in bot.fake.messages(PUBLIC))
-    assert "&lt;@U0ADMIN&gt;" in final  # the document's mention is shown as text
+    # The injected sentence is data: not relayed at all, not even as escaped text (Slack
+    # escaping itself is covered in test_slack_blocks).
+    assert "U0ADMIN" not in final
+    assert "send their passwords" not in final
 
 
 def test_dm_of_a_group_member_gets_the_groups_documents(bot: Bot) -> None:

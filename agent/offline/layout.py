@@ -127,7 +127,9 @@ def quotable_units(text: str, split: Callable[[str], list[str]]) -> list[Unit]:
     # Headings name a section; they answer nothing.
     prose = "\n".join(line for line in text.splitlines()
                       if not is_table_line(line) and not line.lstrip().startswith("#"))
-    units = [Unit(text=s, about=s) for s in split(prose)
+    # An answer's "答：" / "A:" label is layout; without it a sentence and the whole FAQ
+    # answer holding it are seen as one.
+    units = [Unit(text=_A_PREFIX.sub("", s), about=s) for s in split(prose)
              if not is_question(s) and _norm(_Q_PREFIX.sub("", s)) not in asked]
     lang = language_of(text)
     units += [Unit(text=render_row(h, r, lang), about=render_row(h, r, lang))

@@ -96,3 +96,11 @@ def test_numbered_steps_are_one_per_line() -> None:
     draft = ask("门禁卡丢了如何补办？", pool)
     assert draft["text"].splitlines()[0].startswith("1. 在 OA 提交补卡申请。")
     assert [line[:2] for line in draft["text"].splitlines()] == ["1.", "2.", "3."]
+
+
+def test_an_faq_answer_is_quoted_once_without_its_label() -> None:
+    pool = [passage(1, CANTEEN_FAQ, title="Canteen FAQ", doc_id="canteen")]
+    draft = ask("餐卡丢了怎么挂失？", pool)
+    assert not draft["refused"]
+    assert draft["text"].count("到行政前台挂失") == 1
+    assert "答：" not in draft["text"]

@@ -130,7 +130,8 @@ def missing_constraint(question: str, passages: list[Passage]) -> str | None:
     for year in sorted(years(question)):
         if year not in pool_years:
             return year
-    said = [w for w in words(question) if w in set(content_terms(question))]
+    topic = set(content_terms(question))
+    said = [w for w in words(question) if w in topic]
     held: set[str] = set()
     for t in texts:
         held |= held_terms(t, said)

@@ -79,6 +79,7 @@ class AnswerResult:
     # instead of a bare refusal.
     restricted_hidden: bool = False
     language: str = "en"
+    cached: bool = False  # served from the answer cache (store.answer_cache)
 
     def to_json(self) -> dict[str, Any]:
         """The ``ragbot ask --json`` shape."""
@@ -102,6 +103,7 @@ class AnswerResult:
             ),
             "retrieved_doc_ids": self.retrieved_doc_ids,
             "restricted_hidden": self.restricted_hidden,
+            "cached": self.cached,
         }
 
 
@@ -117,6 +119,7 @@ class AgentConfig:
     # Stop a turn still running after this long (checked between graph steps; a step that
     # never returns is the surface's to stop: see bot.slack.work). None: no limit.
     turn_timeout_s: float | None = None
+    answer_cache: bool = True  # RAGBOT_ANSWER_CACHE: reuse answers (agent.cached)
 
 
 @dataclass

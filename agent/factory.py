@@ -20,7 +20,9 @@ def engine_from_settings(settings: Any) -> Engine:
 
 
 def config_from_settings(settings: Any) -> AgentConfig:
-    """The graph's knobs that settings own (the turn deadline, ``RAGBOT_TURN_TIMEOUT_S``)."""
+    """The graph's knobs that settings own (the turn deadline, ``RAGBOT_TURN_TIMEOUT_S``;
+    the answer cache, ``RAGBOT_ANSWER_CACHE``)."""
     from agent.api import AgentConfig
 
-    return AgentConfig(turn_timeout_s=getattr(settings, "turn_timeout_s", None))
+    return AgentConfig(turn_timeout_s=getattr(settings, "turn_timeout_s", None),
+                       answer_cache=bool(getattr(settings, "answer_cache", True)))

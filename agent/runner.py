@@ -18,6 +18,7 @@ from agent.tracing import TraceRecorder
 
 if TYPE_CHECKING:
     from agent.api import AgentDeps, AnswerResult, Clarification, OnStage, Question
+    from store.answer_cache import Lookup
 
 log = structlog.get_logger("agent")
 
@@ -44,49 +45,72 @@ def run_turn(graph: Any, deps: AgentDeps, q: Question, *, on_stage: OnStage | No
 
     Every surface's text comes through here, so this is where it is normalised (see
     ``agent.normalize``): no rule, model or stored trace sees the raw form."""
-    from agent.api import StageEvent
+    from agent import cached
 
     q = dataclasses.replace(q, text=normalize_question(q.text))
     resume = None if resume is None else normalize_question(resume)
     started = time.perf_counter()
     trace = TraceRecorder(trace_id=uuid.uuid4().hex, thread_id=q.thread_id)
     bound = structlog.contextvars.bound_contextvars(trace_id=trace.trace_id)
+    found: Lookup | None = None
     with bound, thread_lock(deps.pool, q.thread_id, deps.config.lock_timeout_s):
-        ctx = RunContext(pool=deps.pool, embedder=deps.embedder, engine=deps.engine,
-                         config=deps.config, kb=q.kb, principals=tuple(q.principals),
-                         asker_principals=tuple(q.asker_principals),
-                         trace=trace, reranker=deps.reranker, facets_cache=deps.facets_cache,
-                         translator=deps.translator, glossaries=deps.glossaries)
         config = _config(q.thread_id)
-        resuming = resume is not None and pending_clarification(graph, q.thread_id) is not None
-        inp: Any
-        if resuming:
-            inp = Command(resume=resume)
+        if resume is None and deps.config.answer_cache:
+            found = cached.check(graph, deps.pool, q, config)
+        if found is not None and found.entry is not None:
+            values: dict[str, Any] = {"question": q.text,
+                                      "result": cached.replay(graph, q, found, config)}
+            trace.record("answer_cache", started, {"question": q.text},
+                         {"cached_from": found.trace_id})
+            result = _from_result(values["result"], trace, started, cached=True)
         else:
-            # A reply with nothing pending is simply the next question.
-            text = resume if resume is not None else q.text
-            inp = {"question": text, "clarify_reply": None}
-        limit = deps.config.turn_timeout_s
-        for mode, chunk in graph.stream(inp, config, context=ctx,
-                                        stream_mode=["custom", "updates"], durability="sync"):
-            if limit is not None and time.perf_counter() - started > limit:
-                log.warning("turn_timed_out", thread_id=q.thread_id, timeout_s=limit)
-                raise TurnTimeoutError(trace.trace_id, limit)
-            if mode == "custom" and on_stage is not None and isinstance(chunk, dict):
-                on_stage(StageEvent(**chunk))
-        snapshot = graph.get_state(config)
-        result = _result(graph, snapshot, q, trace, started)
-    _store_trace(deps, q, snapshot.values, result, trace)
+            values, result = _run_graph(graph, deps, q, trace, started=started,
+                                        on_stage=on_stage, resume=resume)
+    extra = ({"cached": True, "cached_from": found.trace_id}
+             if found is not None and result.cached else {})
+    _store_trace(deps, q, values, result, trace, extra=extra)
+    if found is not None and not result.cached:
+        cached.remember(deps.pool, q, found, values, result)
     log.info("answered", trace_id=result.trace_id, thread_id=q.thread_id, kb=q.kb,
              route=result.route, rounds=result.rounds, refused=result.refused,
              citations=len(result.citations), clarify=result.clarification is not None,
-             latency_ms=round(result.latency_ms, 1))
+             cached=result.cached, latency_ms=round(result.latency_ms, 1))
     return result
 
 
-def _result(graph: Any, snapshot: Any, q: Question, trace: TraceRecorder,
-            started: float) -> AnswerResult:
-    from agent.api import AnswerResult, Citation, Clarification
+def _run_graph(graph: Any, deps: AgentDeps, q: Question, trace: TraceRecorder, *,
+               started: float, on_stage: OnStage | None,
+               resume: str | None) -> tuple[dict[str, Any], AnswerResult]:
+    from agent.api import StageEvent
+
+    ctx = RunContext(pool=deps.pool, embedder=deps.embedder, engine=deps.engine,
+                     config=deps.config, kb=q.kb, principals=tuple(q.principals),
+                     asker_principals=tuple(q.asker_principals),
+                     trace=trace, reranker=deps.reranker, facets_cache=deps.facets_cache,
+                     translator=deps.translator, glossaries=deps.glossaries)
+    config = _config(q.thread_id)
+    resuming = resume is not None and pending_clarification(graph, q.thread_id) is not None
+    inp: Any
+    if resuming:
+        inp = Command(resume=resume)
+    else:
+        # A reply with nothing pending is simply the next question.
+        text = resume if resume is not None else q.text
+        inp = {"question": text, "clarify_reply": None}
+    limit = deps.config.turn_timeout_s
+    for mode, chunk in graph.stream(inp, config, context=ctx,
+                                    stream_mode=["custom", "updates"], durability="sync"):
+        if limit is not None and time.perf_counter() - started > limit:
+            log.warning("turn_timed_out", thread_id=q.thread_id, timeout_s=limit)
+            raise TurnTimeoutError(trace.trace_id, limit)
+        if mode == "custom" and on_stage is not None and isinstance(chunk, dict):
+            on_stage(StageEvent(**chunk))
+    snapshot = graph.get_state(config)
+    return snapshot.values, _result(snapshot, trace, started)
+
+
+def _result(snapshot: Any, trace: TraceRecorder, started: float) -> AnswerResult:
+    from agent.api import AnswerResult, Clarification
 
     values = snapshot.values
     latency = (time.perf_counter() - started) * 1000
@@ -99,22 +123,30 @@ def _result(graph: Any, snapshot: Any, q: Question, trace: TraceRecorder,
             text=clar.question, citations=[], refused=False, route="clarify", rounds=0,
             rewritten_query=u.get("query"), trace_id=trace.trace_id, latency_ms=latency,
             clarification=clar, language=u.get("language", "en"))
-    r = values["result"]
+    return _from_result(values["result"], trace, started)
+
+
+def _from_result(r: dict[str, Any], trace: TraceRecorder, started: float, *,
+                 cached: bool = False) -> AnswerResult:
+    """The AnswerResult of a finished turn's ``result`` (computed now or cached)."""
+    from agent.api import AnswerResult, Citation
+
     return AnswerResult(
         text=r["text"],
         citations=[Citation(n=c["n"], doc_id=c["doc_id"], title=c["title"],
                             source=c["source"], chunk_ids=tuple(c["chunk_ids"]))
                    for c in r["citations"]],
         refused=bool(r["refused"]), route=r["route"], rounds=int(r["rounds"]),
-        rewritten_query=r["rewritten_query"], trace_id=trace.trace_id, latency_ms=latency,
+        rewritten_query=r["rewritten_query"], trace_id=trace.trace_id,
+        latency_ms=(time.perf_counter() - started) * 1000,
         clarification=None, retrieved_doc_ids=list(r["retrieved_doc_ids"]),
         retrieved_chunk_ids=list(r["retrieved_chunk_ids"]),
         restricted_hidden=bool(r.get("restricted_hidden", False)),
-        language=r.get("language", "en"))
+        language=r.get("language", "en"), cached=cached)
 
 
 def _store_trace(deps: AgentDeps, q: Question, values: dict[str, Any], result: AnswerResult,
-                 trace: TraceRecorder) -> None:
+                 trace: TraceRecorder, *, extra: dict[str, Any]) -> None:
     """Keep the whole turn so a vote or a bug report can walk it back step by step."""
     from store.traces import save_trace
 
@@ -131,6 +163,7 @@ def _store_trace(deps: AgentDeps, q: Question, values: dict[str, Any], result: A
         "cited_chunk_ids": [i for c in result.citations for i in c.chunk_ids],
         "searches": values.get("searches") or [],
         "steps": trace.steps,
+        **extra,
     }
     try:
         with deps.pool.connection() as conn:

@@ -110,6 +110,9 @@ class Settings(BaseSettings):
     http_keepalive_s: int = Field(default=5, ge=1,
                                   validation_alias=_alias("RAGBOT_HTTP_KEEPALIVE_S"))
 
+    # reuse the answers of repeated standalone questions ("off" disables; agent.cached)
+    answer_cache: bool = Field(default=True, validation_alias=_alias("RAGBOT_ANSWER_CACHE"))
+
     # logging
     log_level: str = Field(default="INFO", validation_alias=_alias("RAGBOT_LOG_LEVEL"))
     log_format: Literal["auto", "json", "console"] = Field(

@@ -20,6 +20,8 @@ import psycopg
 from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 
+from store import answer_cache
+
 Vote = Literal[1, -1]
 UP: Vote = 1
 DOWN: Vote = -1
@@ -56,6 +58,10 @@ def record_vote(conn: psycopg.Connection, *, channel: str, message_ts: str, user
         """,
         [channel, message_ts, user, vote, trace_id, Jsonb(trace or {}), kb],
     )
+    if vote == DOWN:
+        # a 👎 answer is not served again from the answer cache, whether the vote is on
+        # the computed answer or on a cached copy of it
+        answer_cache.evict(conn, [trace_id, (trace or {}).get("cached_from")])
 
 
 def withdraw_vote(conn: psycopg.Connection, *, channel: str, message_ts: str, user: str,

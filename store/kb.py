@@ -12,6 +12,7 @@ from typing import Any
 import psycopg
 from psycopg.rows import dict_row
 
+from store import answer_cache
 from store.db import ensure_vector_index
 from store.embedding import Embedder
 from store.errors import KnowledgeBaseNotFoundError, ModelMismatchError, ReindexInProgressError
@@ -130,6 +131,7 @@ def kb_status(conn: psycopg.Connection, name: str) -> dict[str, Any]:
         "sources": kb.sources,
         "created_at": kb.created_at.isoformat(),
         "last_ingest_at": kb.last_ingest_at.isoformat() if kb.last_ingest_at else None,
+        "answer_cache": answer_cache.stats(conn, kb.id),
     }
 
 

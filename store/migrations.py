@@ -273,6 +273,78 @@ MIGRATIONS: list[str] = [
     # Spans of a chunk that instruct the reader or an assistant (store.suspicious): kept
     # with the chunk, listed by `ragbot kb status`, never quoted in answers.
     "ALTER TABLE chunks ADD COLUMN IF NOT EXISTS suspicious text[] NOT NULL DEFAULT '{}'",
+    # answer cache: final answers of standalone questions per (KB content version, sorted
+    # access principals, normalized question); see store/answer_cache.py. content_version
+    # changes in every transaction that writes a KB's documents or chunks (ingest, access
+    # change, prune, reindex) and when reindex switches generations, by triggers, so no
+    # writer can forget it. The value is the writing transaction's id: unique per change,
+    # which is all a cache key needs.
+    """
+    ALTER TABLE knowledge_bases ADD COLUMN content_version bigint NOT NULL DEFAULT 0;
+
+    CREATE FUNCTION kb_content_changed_new() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        UPDATE knowledge_bases k SET content_version = pg_current_xact_id()::text::bigint
+         WHERE k.id IN (SELECT DISTINCT kb_id FROM new_rows)
+           AND k.content_version <> pg_current_xact_id()::text::bigint;
+        RETURN NULL;
+    END $$;
+    CREATE FUNCTION kb_content_changed_old() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        UPDATE knowledge_bases k SET content_version = pg_current_xact_id()::text::bigint
+         WHERE k.id IN (SELECT DISTINCT kb_id FROM old_rows)
+           AND k.content_version <> pg_current_xact_id()::text::bigint;
+        RETURN NULL;
+    END $$;
+    CREATE TRIGGER documents_content_insert AFTER INSERT ON documents
+        REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT
+        EXECUTE FUNCTION kb_content_changed_new();
+    CREATE TRIGGER documents_content_update AFTER UPDATE ON documents
+        REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT
+        EXECUTE FUNCTION kb_content_changed_new();
+    CREATE TRIGGER documents_content_delete AFTER DELETE ON documents
+        REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT
+        EXECUTE FUNCTION kb_content_changed_old();
+    CREATE TRIGGER chunks_content_insert AFTER INSERT ON chunks
+        REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT
+        EXECUTE FUNCTION kb_content_changed_new();
+    CREATE TRIGGER chunks_content_update AFTER UPDATE ON chunks
+        REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT
+        EXECUTE FUNCTION kb_content_changed_new();
+    CREATE TRIGGER chunks_content_delete AFTER DELETE ON chunks
+        REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT
+        EXECUTE FUNCTION kb_content_changed_old();
+
+    CREATE FUNCTION kb_generation_switched() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        IF NEW.active_generation IS DISTINCT FROM OLD.active_generation THEN
+            NEW.content_version := pg_current_xact_id()::text::bigint;
+        END IF;
+        RETURN NEW;
+    END $$;
+    CREATE TRIGGER knowledge_bases_generation BEFORE UPDATE ON knowledge_bases
+        FOR EACH ROW EXECUTE FUNCTION kb_generation_switched();
+
+    CREATE TABLE answer_cache (
+        kb_id bigint NOT NULL REFERENCES knowledge_bases(id) ON DELETE CASCADE,
+        content_version bigint NOT NULL,
+        principals text[] NOT NULL,
+        question_key text NOT NULL,
+        trace_id text NOT NULL,
+        entry jsonb NOT NULL,
+        hits bigint NOT NULL DEFAULT 0,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        last_hit_at timestamptz,
+        PRIMARY KEY (kb_id, content_version, principals, question_key)
+    );
+    CREATE INDEX answer_cache_trace ON answer_cache (trace_id);
+
+    CREATE TABLE answer_cache_stats (
+        kb_id bigint PRIMARY KEY REFERENCES knowledge_bases(id) ON DELETE CASCADE,
+        lookups bigint NOT NULL DEFAULT 0,
+        hits bigint NOT NULL DEFAULT 0
+    );
+    """,
 ]
 
 

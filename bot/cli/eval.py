@@ -75,8 +75,10 @@ def build_step(args: argparse.Namespace, ctx: AppContext, kb: str) -> Step:
     from agent.factory import engine_from_settings
     from bot.evaluation.agent_step import agent_step
 
+    # no answer cache: every question is answered (and timed) as asked
+    config = AgentConfig(max_rounds=max(1, args.max_rounds), answer_cache=False)
     agent = build_agent(ctx.pool, ctx.embedder, engine=engine_from_settings(ctx.settings),
-                        reranker=reranker, config=AgentConfig(max_rounds=max(1, args.max_rounds)))
+                        reranker=reranker, config=config)
     return agent_step(agent, kb, principals=principals)
 
 

@@ -72,6 +72,10 @@ def run_status(args: argparse.Namespace, ctx: AppContext) -> int:
     print(f"chunks          {status['chunks']}")
     print(f"last ingest     {_when(status['last_ingest_at'])}")
     print(f"created         {_when(status['created_at'])}")
+    cache = status["answer_cache"]
+    rate = f"{cache['hits'] / cache['lookups']:.0%}" if cache["lookups"] else "-"
+    print(f"answer cache    {rate} hits ({cache['hits']} of {cache['lookups']} lookups), "
+          f"{cache['entries']} answers kept")
     for span in status["suspicious"]:  # instructions in documents: never quoted in answers
         print(f"suspicious      {span['source']}: {span['text'][:120]}")
     for source in status["sources"]:

@@ -95,6 +95,14 @@ def reindex_ack_text(kb: str) -> str:
             "index meanwhile.")
 
 
+def cache_text(stats: dict[str, Any] | None) -> str:
+    """The answer cache's hit rate in words ("answer cache 40% hits (12 of 30)")."""
+    if not stats or not stats.get("lookups"):
+        return "answer cache not used yet"
+    return (f"answer cache {stats['hits'] / stats['lookups']:.0%} hits "
+            f"({stats['hits']} of {stats['lookups']})")
+
+
 def status_text(kbs: list[dict[str, Any]], active: list[dict[str, Any]],
                 missing: str | None = None) -> str:
     """The ``/ragbot status`` message from ``kb_status`` dicts and active reindex jobs."""
@@ -112,7 +120,7 @@ def status_text(kbs: list[dict[str, Any]], active: list[dict[str, Any]],
         last = (s.get("last_ingest_at") or "never")[:19].replace("T", " ")
         lines.append(f"• `{s['name']}`: {s['documents']} documents, {s['chunks']} chunks, "
                      f"{s['embed_model']} ({s['embed_dim']}d), generation {s['generation']}, "
-                     f"last ingest {last}{state}")
+                     f"last ingest {last}, {cache_text(s.get('answer_cache'))}{state}")
     if not active:
         lines.append("No reindex running.")
     return "\n".join(lines)

@@ -40,7 +40,8 @@ class AppContext:
         from store.embedding import load_embedder
 
         s = self.settings
-        return load_embedder(s.embed_model, s.embed_model_path, batch_size=s.embed_batch_size)
+        return load_embedder(s.embed_model, s.embed_model_path, batch_size=s.embed_batch_size,
+                             backend=s.embed_backend, home=s.home)
 
     def close(self) -> None:
         if "pool" in self.__dict__:

@@ -47,6 +47,9 @@ class Settings(BaseSettings):
                              validation_alias=_alias("RAGBOT_EMBED_MODEL"))
     embed_model_path: str | None = Field(default=None,
                                          validation_alias=_alias("RAGBOT_EMBED_MODEL_PATH"))
+    # torch (sentence-transformers) or ONNX Runtime, fp32 or INT8 (store.onnx_embedding)
+    embed_backend: Literal["torch", "onnx", "onnx-int8"] = Field(
+        default="torch", validation_alias=_alias("RAGBOT_EMBED_BACKEND"))
     embed_batch_size: int = Field(default=64, validation_alias=_alias("RAGBOT_EMBED_BATCH_SIZE"))
     reranker: str | None = Field(default=None, validation_alias=_alias("RAGBOT_RERANKER"))
     reranker_path: str | None = Field(default=None,

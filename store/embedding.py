@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -18,6 +19,8 @@ from store.errors import StoreError
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 BGE_M3 = "BAAI/bge-m3"
+# How vectors are computed (RAGBOT_EMBED_BACKEND); the KB records it with the model.
+BACKENDS = ("torch", "onnx", "onnx-int8")
 
 Vectors = npt.NDArray[np.float32]
 
@@ -46,6 +49,8 @@ def is_multilingual(name: str) -> bool:
 
 class SentenceTransformerEmbedder:
     """Any sentence-transformers model."""
+
+    backend = "torch"
 
     def __init__(self, name: str, path: str | None = None, *, batch_size: int = 64,
                  device: str = "cpu") -> None:
@@ -79,6 +84,8 @@ class SentenceTransformerEmbedder:
 class BGEM3Embedder:
     """BGE-M3 dense vectors through FlagEmbedding (weights must be present locally)."""
 
+    backend = "torch"
+
     def __init__(self, name: str = BGE_M3, path: str | None = None, *, batch_size: int = 16,
                  device: str = "cpu") -> None:
         from FlagEmbedding import BGEM3FlagModel
@@ -104,14 +111,22 @@ class BGEM3Embedder:
         return first
 
 
-def serving_threads() -> None:
+def embedder_backend(embedder: Embedder) -> str:
+    """The backend that computed ``embedder``'s vectors (torch unless it says otherwise)."""
+    return str(getattr(embedder, "backend", "torch"))
+
+
+def serving_threads(backend: str = "torch") -> None:
     """One intra-op thread per model call, for processes that answer many questions at once.
 
     Concurrency comes from the worker threads; letting each torch call also spread over
     every core makes them fight the request threads that owe Slack an ack (on 2 cores a
     burst of 50 events: ack p99 466 ms with torch's default, 272 ms with one thread; the
-    time to answer all 50 did not change).
+    time to answer all 50 did not change). The ONNX backends get one thread through
+    ``load_embedder(threads=1)`` instead: importing torch there would defeat them.
     """
+    if backend != "torch":
+        return
     import torch
 
     torch.set_num_threads(1)
@@ -124,12 +139,24 @@ def default_model_path() -> str:
 
 
 def load_embedder(name: str = DEFAULT_MODEL, path: str | None = None, *,
-                  batch_size: int = 64, device: str = "cpu") -> Embedder:
-    """Load the embedder called ``name`` (``path`` overrides where its weights are)."""
+                  batch_size: int = 64, device: str = "cpu", backend: str = "torch",
+                  home: Path | None = None, threads: int | None = None) -> Embedder:
+    """Load the embedder called ``name`` (``path`` overrides where its weights are).
+
+    ``backend`` ``onnx`` or ``onnx-int8`` runs the default model on ONNX Runtime, exported
+    once into ``home``/models (see ``store.onnx_embedding``); ``threads`` caps its
+    intra-op threads.
+    """
     # Never reach for a hub at run time: weights are packaged or already on disk.
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    if backend not in BACKENDS:
+        raise StoreError(f"unknown embedding backend {backend!r}: set RAGBOT_EMBED_BACKEND to "
+                         f"one of {', '.join(BACKENDS)}")
     try:
+        if backend != "torch":
+            return _load_onnx(name, path, backend=backend, home=home, batch_size=batch_size,
+                              threads=threads)
         if name == DEFAULT_MODEL and path is None:
             return SentenceTransformerEmbedder(name, default_model_path(), batch_size=batch_size,
                                                device=device)
@@ -142,3 +169,17 @@ def load_embedder(name: str = DEFAULT_MODEL, path: str | None = None, *,
             "put its weights on disk and set RAGBOT_EMBED_MODEL_PATH, or use the default "
             f"{DEFAULT_MODEL}"
         ) from exc
+
+
+def _load_onnx(name: str, path: str | None, *, backend: str, home: Path | None,
+               batch_size: int, threads: int | None) -> Embedder:
+    from store.onnx_embedding import OnnxEmbedder, ensure_exported
+
+    if name != DEFAULT_MODEL or path is not None:
+        raise StoreError(f"RAGBOT_EMBED_BACKEND={backend} runs only the default model "
+                         f"{DEFAULT_MODEL}; unset RAGBOT_EMBED_MODEL(_PATH) or use "
+                         "RAGBOT_EMBED_BACKEND=torch")
+    export_dir, model_file = ensure_exported((home or Path("~/.ragbot")).expanduser(),
+                                             default_model_path(), backend)
+    return OnnxEmbedder(name, export_dir, model_file, backend=backend, batch_size=batch_size,
+                        threads=threads)

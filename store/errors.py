@@ -33,6 +33,19 @@ class ModelMismatchError(StoreError):
         self.kb = kb
 
 
+class BackendMismatchError(StoreError):
+    """The KB's vectors were computed by another embedding backend than the one set now."""
+
+    def __init__(self, kb: str, stored: str, wanted: str) -> None:
+        super().__init__(
+            f"knowledge base {kb!r} was embedded with RAGBOT_EMBED_BACKEND={stored} but "
+            f"ragbot is configured with {wanted}; vectors of two backends differ slightly and "
+            f"are not mixed: run `ragbot reindex --kb {kb}` with RAGBOT_EMBED_BACKEND={wanted} "
+            f"to re-embed it, or set RAGBOT_EMBED_BACKEND={stored}"
+        )
+        self.kb = kb
+
+
 class ReindexInProgressError(StoreError):
     def __init__(self, kb: str) -> None:
         super().__init__(

@@ -10,7 +10,7 @@ from typing import Any
 import psycopg
 import structlog
 
-from store.embedding import Embedder
+from store.embedding import Embedder, embedder_backend
 from store.kb import KnowledgeBase
 from store.retention import scrub_document_from_traces
 
@@ -27,9 +27,9 @@ def begin(conn: psycopg.Connection[Any], kb: KnowledgeBase, embedder: Embedder) 
             {"id": kb.id, "active": kb.active_generation}).fetchone()
         assert row is not None
         new = int(row[0])
-        conn.execute("INSERT INTO generations (kb_id, generation, embed_model, embed_dim, state) "
-                     "VALUES (%s, %s, %s, %s, 'building')",
-                     [kb.id, new, embedder.name, embedder.dim])
+        conn.execute("INSERT INTO generations (kb_id, generation, embed_model, embed_dim, "
+                     "embed_backend, state) VALUES (%s, %s, %s, %s, %s, 'building')",
+                     [kb.id, new, embedder.name, embedder.dim, embedder_backend(embedder)])
     return new
 
 
@@ -39,8 +39,9 @@ def switch(conn: psycopg.Connection[Any], kb_id: int, generation: int,
     with conn.transaction():
         conn.execute("SELECT 1 FROM knowledge_bases WHERE id = %s FOR UPDATE", [kb_id])
         conn.execute("UPDATE knowledge_bases SET active_generation = %s, embed_model = %s, "
-                     "embed_dim = %s WHERE id = %s",
-                     [generation, embedder.name, embedder.dim, kb_id])
+                     "embed_dim = %s, embed_backend = %s WHERE id = %s",
+                     [generation, embedder.name, embedder.dim, embedder_backend(embedder),
+                      kb_id])
         conn.execute("UPDATE generations SET state = 'superseded', finished_at = now() "
                      "WHERE kb_id = %s AND generation <> %s AND state = 'active'",
                      [kb_id, generation])

@@ -29,8 +29,8 @@ from store import ingest_rows as rows
 from store import readers
 from store.acl_keep import current_acls, kept_acl, kept_note
 from store.chunking import chunk_text, embedding_input
-from store.embedding import Embedder, Vectors
-from store.errors import ModelMismatchError, StoreError
+from store.embedding import Embedder, Vectors, embedder_backend
+from store.errors import BackendMismatchError, ModelMismatchError, StoreError
 from store.glossary import glossary_file, parse_glossary, replace_glossary
 from store.kb import (
     KnowledgeBase,
@@ -107,11 +107,14 @@ def _resolve(conn: psycopg.Connection[Any], kb_name: str, embedder: Embedder,
         kb = get_or_create_kb(conn, kb_name, embedder)
         return kb, kb.active_generation
     kb = get_kb(conn, kb_name)
-    row = conn.execute("SELECT embed_model, embed_dim FROM generations WHERE kb_id = %s AND "
-                       "generation = %s", [kb.id, generation]).fetchone()
-    model, dim = (row[0], row[1]) if row else (kb.embed_model, kb.embed_dim)
+    row = conn.execute("SELECT embed_model, embed_dim, embed_backend FROM generations "
+                       "WHERE kb_id = %s AND generation = %s", [kb.id, generation]).fetchone()
+    model, dim, backend = ((row[0], row[1], row[2]) if row
+                           else (kb.embed_model, kb.embed_dim, kb.embed_backend))
     if (model, dim) != (embedder.name, embedder.dim):
         raise ModelMismatchError(kb.name, model, dim, embedder.name, embedder.dim)
+    if backend != embedder_backend(embedder):
+        raise BackendMismatchError(kb.name, backend, embedder_backend(embedder))
     return kb, generation
 
 

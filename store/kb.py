@@ -14,8 +14,13 @@ from psycopg.rows import dict_row
 
 from store import answer_cache
 from store.db import ensure_vector_index
-from store.embedding import Embedder
-from store.errors import KnowledgeBaseNotFoundError, ModelMismatchError, ReindexInProgressError
+from store.embedding import Embedder, embedder_backend
+from store.errors import (
+    BackendMismatchError,
+    KnowledgeBaseNotFoundError,
+    ModelMismatchError,
+    ReindexInProgressError,
+)
 
 _KB_LOCK_NAMESPACE = 0x6B62  # "kb": advisory lock class for per-KB write locks
 
@@ -26,14 +31,15 @@ class KnowledgeBase:
     name: str
     embed_model: str
     embed_dim: int
+    embed_backend: str
     sources: list[dict[str, Any]]
     active_generation: int
     created_at: datetime
     last_ingest_at: datetime | None
 
 
-_COLUMNS = ("id, name, embed_model, embed_dim, sources, active_generation, created_at, "
-            "last_ingest_at")
+_COLUMNS = ("id, name, embed_model, embed_dim, embed_backend, sources, active_generation, "
+            "created_at, last_ingest_at")
 
 
 def _row_to_kb(row: dict[str, Any]) -> KnowledgeBase:
@@ -55,10 +61,13 @@ def get_kb(conn: psycopg.Connection, name: str) -> KnowledgeBase:
 
 
 def check_model(kb: KnowledgeBase, embedder: Embedder) -> None:
-    """Raise ModelMismatchError unless ``embedder`` is the model the KB was embedded with."""
+    """Raise ModelMismatchError unless ``embedder`` is the model the KB was embedded with,
+    BackendMismatchError unless it runs on the same backend."""
     if kb.embed_model != embedder.name or kb.embed_dim != embedder.dim:
         raise ModelMismatchError(kb.name, kb.embed_model, kb.embed_dim, embedder.name,
                                  embedder.dim)
+    if kb.embed_backend != embedder_backend(embedder):
+        raise BackendMismatchError(kb.name, kb.embed_backend, embedder_backend(embedder))
 
 
 def get_or_create_kb(conn: psycopg.Connection, name: str, embedder: Embedder) -> KnowledgeBase:
@@ -68,15 +77,15 @@ def get_or_create_kb(conn: psycopg.Connection, name: str, embedder: Embedder) ->
     ensure_vector_index(conn, embedder.dim)
     with conn.transaction():
         conn.execute(
-            "INSERT INTO knowledge_bases (name, embed_model, embed_dim) VALUES (%s, %s, %s) "
-            "ON CONFLICT (name) DO NOTHING",
-            [name, embedder.name, embedder.dim],
+            "INSERT INTO knowledge_bases (name, embed_model, embed_dim, embed_backend) "
+            "VALUES (%s, %s, %s, %s) ON CONFLICT (name) DO NOTHING",
+            [name, embedder.name, embedder.dim, embedder_backend(embedder)],
         )
         kb = get_kb(conn, name)
         conn.execute(
-            "INSERT INTO generations (kb_id, generation, embed_model, embed_dim, state) "
-            "VALUES (%s, %s, %s, %s, 'active') ON CONFLICT DO NOTHING",
-            [kb.id, kb.active_generation, kb.embed_model, kb.embed_dim],
+            "INSERT INTO generations (kb_id, generation, embed_model, embed_dim, embed_backend, "
+            "state) VALUES (%s, %s, %s, %s, %s, 'active') ON CONFLICT DO NOTHING",
+            [kb.id, kb.active_generation, kb.embed_model, kb.embed_dim, kb.embed_backend],
         )
     check_model(kb, embedder)
     return kb
@@ -127,6 +136,7 @@ def kb_status(conn: psycopg.Connection, name: str) -> dict[str, Any]:
         "chunks": row[2],
         "embed_model": kb.embed_model,
         "embed_dim": kb.embed_dim,
+        "embed_backend": kb.embed_backend,
         "generation": kb.active_generation,
         "sources": kb.sources,
         "created_at": kb.created_at.isoformat(),

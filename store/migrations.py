@@ -345,6 +345,12 @@ MIGRATIONS: list[str] = [
         hits bigint NOT NULL DEFAULT 0
     );
     """,
+    # embedding backend (torch, onnx, onnx-int8) recorded with the model, so vectors of two
+    # backends are never mixed in one KB without a reindex (see store.kb.check_model).
+    """
+    ALTER TABLE knowledge_bases ADD COLUMN embed_backend text NOT NULL DEFAULT 'torch';
+    ALTER TABLE generations ADD COLUMN embed_backend text NOT NULL DEFAULT 'torch';
+    """,
 ]
 
 

@@ -23,7 +23,7 @@ from psycopg_pool import ConnectionPool
 from store import generations, readers
 from store.carry import carry_over
 from store.db import ensure_vector_index
-from store.embedding import Embedder
+from store.embedding import Embedder, embedder_backend
 from store.errors import StoreError
 from store.ingest import IngestReport, ingest_paths
 from store.kb import KnowledgeBase, get_kb, kb_write_lock
@@ -234,7 +234,8 @@ def _keep(conn: psycopg.Connection[Any], kb: KnowledgeBase, generation: int, *,
         return
     kept = carry_over(conn, kb.id, kb.active_generation, generation, keys=outcome.unreadable,
                       sources=outcome.skipped, embedder=embedder,
-                      same_model=(kb.embed_model, kb.embed_dim) == (embedder.name, embedder.dim))
+                      same_model=(kb.embed_model, kb.embed_dim, kb.embed_backend)
+                      == (embedder.name, embedder.dim, embedder_backend(embedder)))
     report.kept = len(kept)
 
 

@@ -82,10 +82,11 @@ def init_worker(config: WorkerConfig) -> None:
     exit_with_parent()
     if config.niceness:
         os.nice(config.niceness)
-    serving_threads()
     s = config.settings
+    serving_threads(s.embed_backend)
     pool = open_pool(config.database_url, max_size=config.pool_size)
-    embedder = load_embedder(s.embed_model, s.embed_model_path, batch_size=s.embed_batch_size)
+    embedder = load_embedder(s.embed_model, s.embed_model_path, batch_size=s.embed_batch_size,
+                             backend=s.embed_backend, home=s.home, threads=1)
     agent = config.agent_factory(pool, embedder, s)
     deps = create_deps(s, pool=pool, agent=agent, pacer=config.pacer,
                        instance_id=config.instance_id, work=None)

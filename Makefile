@@ -30,6 +30,7 @@ bench: install
 	$(BIN)/python -m bench.ingest_throughput
 	$(BIN)/python -m bench.memory
 	$(BIN)/python -m bench.answer_latency
+	$(BIN)/python -m bench.embed_backends
 	$(BIN)/python -m bench.slack_latency
 	$(BIN)/python -m bench.adversarial
 

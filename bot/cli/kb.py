@@ -65,7 +65,8 @@ def run_status(args: argparse.Namespace, ctx: AppContext) -> int:
         print(json.dumps(status, ensure_ascii=False, indent=2))
         return 0
     print(f"knowledge base  {status['name']}")
-    print(f"model           {status['embed_model']} ({status['embed_dim']} dimensions)")
+    print(f"model           {status['embed_model']} ({status['embed_dim']} dimensions, "
+          f"{status['embed_backend']} backend)")
     print(f"generation      {status['generation']}")
     print(f"documents       {status['documents']} "
           f"(+{status['archived_versions']} archived versions)")

@@ -88,3 +88,10 @@ def test_status_says_when_nothing_runs_and_when_a_kb_is_missing() -> None:
     assert "`nope` does not exist" in missing
     assert "`default`" in missing
     assert "ragbot ingest" in status_text([], [])
+
+
+def test_status_shows_the_answer_cache_hit_rate() -> None:
+    kb = {**_kb("default"), "answer_cache": {"lookups": 8, "hits": 2, "entries": 1,
+                                              "hit_rate": 0.25}}
+    assert "answer cache 25% hits (2 of 8)" in status_text([kb, _kb("hr")], [])
+    assert "answer cache not used yet" in status_text([_kb("hr")], [])

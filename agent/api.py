@@ -165,6 +165,12 @@ class Agent:
 
         return run_turn(self._graph, self.deps, q, on_stage=on_stage, resume=reply)
 
+    def warm_up(self) -> None:
+        """Load what the first turn would otherwise load under its deadline (the
+        cross-language dictionary); worker processes call it before they take turns."""
+        if self.deps.translator is not None:
+            self.deps.translator.warm_up()
+
     def close(self) -> None:
         """Release the checkpointer's connections if the agent opened them."""
         close = getattr(self.deps.checkpointer, "close", None)

@@ -185,6 +185,10 @@ class Translator:
     _recent: dict[tuple[int, str], tuple[float, dict[str, list[str]]]] = field(
         default_factory=dict, repr=False)
 
+    def warm_up(self) -> None:
+        """Load the dictionary now (seconds), so no turn pays for it under its deadline."""
+        self._dictionary()
+
     def _dictionary(self) -> Cedict:
         if self.cedict is None:
             self.cedict = load_cedict()

@@ -88,6 +88,10 @@ def init_worker(config: WorkerConfig) -> None:
     embedder = load_embedder(s.embed_model, s.embed_model_path, batch_size=s.embed_batch_size,
                              backend=s.embed_backend, home=s.home, threads=1)
     agent = config.agent_factory(pool, embedder, s)
+    # Test agents and other ports may have nothing to warm up.
+    warm_up = getattr(agent, "warm_up", None)
+    if callable(warm_up):
+        warm_up()
     deps = create_deps(s, pool=pool, agent=agent, pacer=config.pacer,
                        instance_id=config.instance_id, work=None)
     _RUNNER["runner"] = TurnRunner(deps)

@@ -4,8 +4,10 @@ stopped and started again. Each test gets its own RAGBOT_HOME and server."""
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -53,11 +55,17 @@ def _result(proc: subprocess.Popen[str]) -> dict[str, str]:
 
 
 @pytest.fixture
-def home(tmp_path: Path) -> Iterator[Path]:
-    """A RAGBOT_HOME whose server, if any test starts one, is stopped afterwards."""
-    path = tmp_path / "home"
+def home() -> Iterator[Path]:
+    """A RAGBOT_HOME whose server, if any test starts one, is stopped afterwards.
+
+    Not under pytest's basetemp: the server runs as another user when the tests run as
+    root, and a concurrent pytest run narrows the shared basetemp's permissions to 0700,
+    after which pg_ctl can no longer reach the data directory to stop it."""
+    root = Path(tempfile.mkdtemp(prefix="ragbot-test-home-"))
+    path = root / "home"
     yield path
     stop_embedded(path)
+    shutil.rmtree(root, ignore_errors=True)
 
 
 def test_first_use_starts_the_server_and_later_calls_reuse_it(home: Path) -> None:

@@ -113,7 +113,7 @@ def test_turn_past_its_deadline_is_stopped_with_an_apology_and_its_trace_id(  # 
 def test_worker_stuck_past_its_deadline_is_replaced_and_the_asker_gets_the_apology(  # type: ignore[no-untyped-def]
         make_bot) -> None:
     # a search that does not come back within the turn: the worker cannot stop by itself
-    bot = make_bot.processes(partial(slow_search, 600.0), workers=1, turn_timeout_s=1.0)
+    bot = make_bot.processes(partial(slow_search, 600.0), workers=1, turn_timeout_s=2.0)
     pids_before = set(bot.deps.work.wait_ready())
     event = bot.sender.mention(PUBLIC, QUESTION)
     assert bot.sender.event(event).status == 200

@@ -246,13 +246,19 @@ async def requeue_stalled(app: procrastinate.App) -> int:
     return count
 
 
-def store_reindex(pool: ConnectionPool, embedder: Any) -> ReindexFn:
-    """The production ReindexFn: ``store.reindex.reindex`` on ``pool`` with ``embedder``."""
+def store_reindex(pool: ConnectionPool, embedder: Any,
+                  limits: tuple[int, int] | None = None) -> ReindexFn:
+    """The production ReindexFn: ``store.reindex.reindex`` on ``pool`` with ``embedder``;
+    ``limits`` is (``RAGBOT_MAX_FILE_MB`` in bytes, ``RAGBOT_MAX_PDF_PAGES``), the same limits
+    ``ragbot ingest`` and ``ragbot reindex`` apply (the store's defaults when None)."""
 
     def run(kb: str, on_progress: ProgressFn) -> Any:
         from store.reindex import reindex
 
-        return reindex(pool, kb, embedder=embedder, on_progress=on_progress)
+        if limits is None:
+            return reindex(pool, kb, embedder=embedder, on_progress=on_progress)
+        return reindex(pool, kb, embedder=embedder, on_progress=on_progress,
+                       max_file_bytes=limits[0], max_pdf_pages=limits[1])
 
     return run
 

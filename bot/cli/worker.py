@@ -56,7 +56,8 @@ def handle(args: argparse.Namespace, ctx: AppContext) -> int:
 
     def reindex(kb: str, on_progress: Any) -> Any:
         # the model loads with the first job, not at start
-        return store_reindex(ctx.pool, ctx.embedder)(kb, on_progress)
+        return store_reindex(ctx.pool, ctx.embedder,
+                             (settings.max_file_bytes, settings.max_pdf_pages))(kb, on_progress)
 
     deps = JobDeps(reindex=reindex, notifier=notifier,
                    prune=store_prune(ctx.pool, settings.retention_days))

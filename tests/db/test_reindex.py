@@ -426,3 +426,17 @@ def test_reindex_command_exits_1_listing_what_it_skipped(
     assert f"{len(DOCS) + 1} documents (2 kept from the old generation)" in out.out
     assert "skipped: " in out.err
     assert "vpn.md" in out.err
+
+
+def test_the_job_workers_reindex_applies_the_configured_file_limit(
+        kb_pool: ConnectionPool, corpus: Path, embedder: Embedder) -> None:
+    # the same KB reindexed by the job worker's ReindexFn: with a 64-byte file limit every
+    # sample file is over it, so each is skipped and kept from the old generation
+    from bot.jobs import store_reindex
+
+    report = store_reindex(kb_pool, embedder, (64, 2000))(KB, lambda _p: None)
+
+    assert report.failed == len(DOCS)
+    assert any("limit" in e for e in report.errors), report.errors
+    default = store_reindex(kb_pool, embedder)(KB, lambda _p: None)
+    assert default.failed == 0

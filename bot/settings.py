@@ -110,7 +110,10 @@ class Settings(BaseSettings):
                                        validation_alias=_alias("RAGBOT_HTTP_READ_TIMEOUT_S"))
     http_max_connections: int = Field(default=200, ge=1,
                                       validation_alias=_alias("RAGBOT_HTTP_MAX_CONNECTIONS"))
-    http_keepalive_s: int = Field(default=5, ge=1,
+    # Longer than a load balancer's idle timeout (60 s on the common ones), so the balancer
+    # never reuses a connection the server has just closed; and a burst of events after a
+    # quiet spell does not first reopen every connection.
+    http_keepalive_s: int = Field(default=75, ge=1,
                                   validation_alias=_alias("RAGBOT_HTTP_KEEPALIVE_S"))
 
     # reuse the answers of repeated standalone questions ("off" disables; agent.cached)

@@ -20,7 +20,7 @@ from bot.http.limits import ASGIApp
 @dataclass(frozen=True)
 class ServerLimits:
     max_connections: int = 200  # beyond this uvicorn answers 503 at once
-    keepalive_s: int = 5  # an idle kept-alive connection is closed after this
+    keepalive_s: int = 75  # an idle kept-alive connection is closed after this
 
 
 class HttpServer:

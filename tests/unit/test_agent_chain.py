@@ -10,7 +10,7 @@ from agent.offline.text import split_sentences
 from agent.state import Passage, Plan, SearchRecord, SubQuestion
 
 E = OfflineEngine()
-QUESTION = "When did the country of Izgoy's performer invade Manchuria?"
+QUESTION = "When did the country of Sorvel's performer invade Drevania?"
 
 
 def passage(chunk_id: int, title: str, text: str, *, rank: int = 0, round_: int = 1) -> Passage:
@@ -19,11 +19,11 @@ def passage(chunk_id: int, title: str, text: str, *, rank: int = 0, round_: int 
                    round=round_, sub_id="q1")
 
 
-IZGOY = passage(1, "Izgoy", "Izgoy (Exile) is a studio album by Alisa released in 2005 by "
-                            "Real Records. It was recorded in Saint Petersburg.")
-OTHER = passage(2, "Qing dynasty", "The Qing dynasty ruled Manchuria and China.", rank=1)
-ALISA = passage(3, "Alisa (band)", "Alisa is a Soviet and Russian rock band from "
-                                   "Leningrad.", round_=2)
+IZGOY = passage(1, "Sorvel", "Sorvel (Wanderer) is a studio album by Kirra released in 2005 by "
+                             "Lantern Records. It was recorded in Port Ashby.")
+OTHER = passage(2, "Tarrow dynasty", "The Tarrow dynasty ruled Drevania and Ostrel.", rank=1)
+ALISA = passage(3, "Kirra (band)", "Kirra is a Marovian rock band from "
+                                   "Aldmoor.", round_=2)
 
 
 def record(id_: str, round_: int, hits: list[Passage], entity: str | None) -> SearchRecord:
@@ -34,16 +34,16 @@ def record(id_: str, round_: int, hits: list[Passage], entity: str | None) -> Se
 
 
 def test_anchor_is_the_document_the_question_names_despite_accents_and_possessives() -> None:
-    assert chain.is_anchor("Izgoy", QUESTION)
+    assert chain.is_anchor("Sorvel", QUESTION)
     assert chain.is_anchor("Akinoshū Kenji", "What plane bombed Akinoshu Kenji's birthplace?")
     assert chain.is_anchor("Hello Love (song)", "Where did Hello Love's performer die?")
-    assert chain.is_anchor("Big Eyes", "Who is the spouse of Big Eye's main director?")
-    assert not chain.is_anchor("Qing dynasty", QUESTION)
+    assert chain.is_anchor("Harbor Lights", "Who is the spouse of Harbor Light's main director?")
+    assert not chain.is_anchor("Tarrow dynasty", QUESTION)
     assert chain.anchors(QUESTION, [OTHER, IZGOY]) == [IZGOY]
 
 
 def test_relation_words_are_those_next_to_the_named_thing() -> None:
-    assert "performer" in chain.relation_terms(QUESTION, "Izgoy")
+    assert "performer" in chain.relation_terms(QUESTION, "Sorvel")
     assert chain.relation_terms(QUESTION, "Somewhere else") == []
 
 
@@ -52,13 +52,13 @@ def test_hop_follows_the_name_the_relation_points_at_not_a_translation() -> None
     hops = chain.next_hops(QUESTION, built)
     assert hops
     entity, query = hops[0]
-    assert entity == "Alisa"
-    assert "manchuria" in query.lower()
-    assert "izgoy" not in query.lower()
+    assert entity == "Kirra"
+    assert "drevania" in query.lower()
+    assert "sorvel" not in query.lower()
 
 
 def test_chain_takes_the_landing_about_the_followed_name_and_ranks_it_second() -> None:
-    searches = [record("q1", 1, [IZGOY, OTHER], None), record("r2.1", 2, [OTHER, ALISA], "Alisa")]
+    searches = [record("q1", 1, [IZGOY, OTHER], None), record("r2.1", 2, [OTHER, ALISA], "Kirra")]
     built = chain.build_chain(QUESTION, [IZGOY, OTHER, ALISA], searches)
     assert [d["doc_id"] for d in built.docs] == ["doc-1", "doc-3"]
     assert built.ranked_doc_ids()[:2] == ["doc-1", "doc-3"]
@@ -74,37 +74,37 @@ def test_evaluate_hops_from_the_anchor_with_the_entity_attached() -> None:
                      "passages": [IZGOY, OTHER], "new_chunk_ids": [1, 2], "round": 1,
                      "max_rounds": 3, "searches": [record("q1", 1, [IZGOY, OTHER], None)]})
     assert not ev["sufficient"]
-    assert ev["next_queries"][0].get("entity") == "Alisa"
+    assert ev["next_queries"][0].get("entity") == "Kirra"
     assert ev.get("chain", [])[0] == "doc-1"
 
 
 def test_chain_is_done_when_its_documents_cover_the_question() -> None:
-    q = "When did Real Records release the album Izgoy?"
+    q = "When did Lantern Records release the album Sorvel?"
     built = chain.build_chain(q, [IZGOY], [record("q1", 1, [IZGOY], None)])
     assert chain.next_hops(q, built) == []
 
 
 def test_chain_answer_leads_with_the_hop_sentence_holding_the_asked_kind_of_value() -> None:
-    war = passage(4, "Pacific War", "The Pacific War was fought in Asia. The Soviet Union "
-                                    "invaded Manchuria on 8 August 1945.", round_=3)
+    war = passage(4, "Drevanian War", "The Drevanian War was fought in Ostrel. The Marovian Union "
+                                    "invaded Drevania on 3 March 1911.", round_=3)
     lead = chain.chain_lead(QUESTION, ["doc-1", "doc-3", "doc-4"], [IZGOY, ALISA, war])
-    assert lead == (3, "The Soviet Union invaded Manchuria on 8 August 1945.")
+    assert lead == (3, "The Marovian Union invaded Drevania on 3 March 1911.")
     assert chain.chain_lead(QUESTION, ["doc-1"], [IZGOY]) is None
 
 
 def test_a_landing_is_about_a_name_only_when_the_title_is_that_name() -> None:
     assert chain.is_about("South Korea", "Korea")
-    assert chain.is_about("Alisa (band)", "Alisa")
+    assert chain.is_about("Kirra (band)", "Kirra")
     assert not chain.is_about("Opportunity Farms, Missouri", "Missouri")
 
 
 def test_a_name_already_searched_is_not_followed_again_and_the_best_is_also_searched_alone(
 ) -> None:
-    searches = [record("q1", 1, [IZGOY, OTHER], None), record("r2.1", 2, [OTHER], "Alisa")]
+    searches = [record("q1", 1, [IZGOY, OTHER], None), record("r2.1", 2, [OTHER], "Kirra")]
     built = chain.build_chain(QUESTION, [IZGOY, OTHER], searches)
     hops = chain.next_hops(QUESTION, built)
-    assert [e for e, _ in hops][:1] == ["Real Records"]
-    assert ("Real Records", "Real Records") in hops
+    assert [e for e, _ in hops][:1] == ["Lantern Records"]
+    assert ("Lantern Records", "Lantern Records") in hops
 
 
 def test_the_chain_documents_lead_the_context_pool() -> None:
@@ -113,8 +113,8 @@ def test_the_chain_documents_lead_the_context_pool() -> None:
 
 
 def test_an_initial_or_a_title_does_not_end_a_sentence() -> None:
-    text = "Iowa became a state when President James K. Polk signed. Mr. Smith went. Done."
-    assert split_sentences(text) == ["Iowa became a state when President James K. Polk signed.",
+    text = "Norla became a state when President Alden R. Voss signed. Mr. Smith went. Done."
+    assert split_sentences(text) == ["Norla became a state when President Alden R. Voss signed.",
                                      "Mr. Smith went.", "Done."]
 
 
@@ -122,9 +122,9 @@ def test_a_chain_answers_when_its_documents_hold_the_question_together() -> None
     from agent.offline.answerable import answerable
     from agent.offline.text import content_terms
 
-    pool = [passage(1, "Izgoy", "Izgoy is an album whose performer is Alisa."),
-            passage(3, "Alisa", "Alisa is a band from the Soviet Union, a country.", round_=2),
-            passage(4, "Pacific War", "The Soviet army entered Manchuria in 1945.", round_=3)]
+    pool = [passage(1, "Sorvel", "Sorvel is an album whose performer is Kirra."),
+            passage(3, "Kirra", "Kirra is a band from the Marovian Union, a country.", round_=2),
+            passage(4, "Drevanian War", "The Marovian army entered Drevania in 1911.", round_=3)]
     terms = content_terms(QUESTION)
     assert not answerable(terms, pool, several=True)
     assert answerable(terms, pool, several=True, joined=pool)
@@ -133,7 +133,7 @@ def test_a_chain_answers_when_its_documents_hold_the_question_together() -> None
 def test_a_question_that_only_names_a_topic_does_not_hop_along_a_chain() -> None:
     q = "Where does it snow the most in North Carolina?"
     nc = passage(5, "North Carolina", "North Carolina is a state in the Southeastern "
-                                      "United States. Its capital is Raleigh.")
+                                      "part of the country. Its capital is Raleigh.")
     plan = Plan(sub_questions=[SubQuestion(id="q1", query=q, depends_on=[],
                                            filters={"doc_types": [], "sources": []})])
     ev = E.evaluate({"question": q, "understanding": E.understand({"question": q,
@@ -148,7 +148,7 @@ def test_a_title_is_named_as_a_possessive_or_all_but_its_last_word() -> None:
     q = "When is the monsoon in the city where India's national physical laboratory is?"
     assert chain.naming("National Physical Laboratory of India", q) == 1
     assert chain.naming("Tikhaya Sosna River", "Where does the Tikhaya Sosna flow?") == 2
-    assert chain.naming("Buyende", "Where is Buyende?") == 0
+    assert chain.naming("Tolvane", "Where is Tolvane?") == 0
     # All but the last word must still be a name: two words of three letters or more.
     assert chain.naming("Battle of Hastings", "Who won the battle of wits?") is None
     lab = passage(6, "National Physical Laboratory of India", "It is in New Delhi.")
@@ -157,28 +157,28 @@ def test_a_title_is_named_as_a_possessive_or_all_but_its_last_word() -> None:
 
 
 def test_the_word_for_word_name_anchors_before_a_possessive_one() -> None:
-    q = "Who is the current opposition leader in the country where Buyende is located?"
-    leader = passage(8, "Leader of Opposition (Uganda)", "The current Leader of Opposition "
-                                                         "is Hon. Winnie Kiiza.")
-    buyende = passage(9, "Buyende", "Buyende is a town in the Eastern Region of Uganda.",
+    q = "Who is the current opposition leader in the country where Tolvane is located?"
+    leader = passage(8, "Leader of Opposition (Verasca)", "The current Leader of Opposition "
+                                                         "is Hon. Mara Quillon.")
+    buyende = passage(9, "Tolvane", "Tolvane is a town in the Northern Region of Verasca.",
                       rank=3)
     assert chain.anchors(q, [leader, buyende]) == [buyende, leader]
-    assert "country" in chain.relation_terms(q, "Buyende")
+    assert "country" in chain.relation_terms(q, "Tolvane")
 
 
 def test_a_place_of_a_place_also_leads_to_the_outer_place() -> None:
-    buyende = passage(9, "Buyende", "Buyende is a town in the Eastern Region of Uganda.")
-    q = "Who is the current opposition leader in the country where Buyende is located?"
-    names = chain.candidates(buyende, q, ["Buyende"], ["country", "located"])
-    assert names[:2] == ["Eastern Region of Uganda", "Uganda"]
+    buyende = passage(9, "Tolvane", "Tolvane is a town in the Northern Region of Verasca.")
+    q = "Who is the current opposition leader in the country where Tolvane is located?"
+    names = chain.candidates(buyende, q, ["Tolvane"], ["country", "located"])
+    assert names[:2] == ["Northern Region of Verasca", "Verasca"]
 
 
 def test_a_parenthesis_or_an_honorific_does_not_end_a_sentence() -> None:
     text = ('Nicholas I (also known as "Niklot I"; before 1164 – 1200, near Wittendörp), was '
-            "a lord. The leader is Hon. Winnie Kiiza; she leads.\n(an open note\nNext line.")
+            "a lord. The leader is Hon. Mara Quillon; she leads.\n(an open note\nNext line.")
     assert split_sentences(text) == [
         'Nicholas I (also known as "Niklot I"; before 1164 – 1200, near Wittendörp), was '
-        "a lord.", "The leader is Hon. Winnie Kiiza;", "she leads.", "(an open note",
+        "a lord.", "The leader is Hon. Mara Quillon;", "she leads.", "(an open note",
         "Next line."]
 
 
@@ -198,17 +198,17 @@ def test_a_chain_counts_the_named_things_not_the_relation_words_it_followed() ->
 
 
 def test_the_hop_sentence_is_chosen_by_topic_words_over_the_relation_words_followed() -> None:
-    gisvi = passage(10, "Gisvi", "Gisvi (born 1982 in Windhoek) is a footballer.")
-    namibia = passage(11, "Namibia", "The capital city of Windhoek plays a role in tourism. "
-                                     "Notable hotels in Windhoek include the Country Club "
-                                     "Resort.", round_=2)
-    q = "What is the most popular hotel in Gisvi's city of birth?"
-    lead = chain.chain_lead(q, ["doc-10", "doc-11"], [gisvi, namibia])
-    assert lead == (2, "Notable hotels in Windhoek include the Country Club Resort.")
+    dorrin = passage(10, "Dorrin", "Dorrin (born 1982 in Kelsport) is a footballer.")
+    estavia = passage(11, "Estavia", "The capital city of Kelsport plays a role in tourism. "
+                                     "Notable hotels in Kelsport include the Harbourview "
+                                     "Lodge.", round_=2)
+    q = "What is the most popular hotel in Dorrin's city of birth?"
+    lead = chain.chain_lead(q, ["doc-10", "doc-11"], [dorrin, estavia])
+    assert lead == (2, "Notable hotels in Kelsport include the Harbourview Lodge.")
     # Unless the relation word is the kind of thing asked for.
-    okc = passage(12, "OKC", "The canal runs to the Oklahoma River. The North Canadian has a "
-                             "flow that floods.", round_=2)
-    durant = passage(13, "Kevin Durant", "He is a basketball player.")
-    q = "What river flows through the city Kevin Durant played for before Golden State?"
-    assert chain.chain_lead(q, ["doc-13", "doc-12"], [durant, okc]) == (
-        2, "The canal runs to the Oklahoma River.")
+    city = passage(12, "Redfield", "The canal runs to the Brisk River. The North Fenwater "
+                                   "has a flow that floods.", round_=2)
+    reyl = passage(13, "Tomas Reyl", "He is a basketball player.")
+    q = "What river flows through the city Tomas Reyl played for before Harbor City?"
+    assert chain.chain_lead(q, ["doc-13", "doc-12"], [reyl, city]) == (
+        2, "The canal runs to the Brisk River.")

@@ -98,8 +98,8 @@ def test_first_question_of_a_thread_is_never_a_follow_up() -> None:
     ("Thanks!", "direct_answer"),
     ("hello bot", "direct_answer"),
     ("Redis内存满了怎么办", "single_retrieval"),
-    ("Where do guinea pigs sleep in the wild?", "single_retrieval"),
-    ("human guinea pig", "single_retrieval"),
+    ("Where do hedgehogs sleep in the wild?", "single_retrieval"),
+    ("human hedgehog", "single_retrieval"),
     ("年假和病假有什么区别？", "multi_retrieval"),
     ("Compare the Q2 and Q3 return rates", "multi_retrieval"),
     ("MySQL vs PostgreSQL for reporting", "multi_retrieval"),
@@ -230,17 +230,17 @@ def _generate(question: str, passages: list[Passage], route: str = "single_retri
 
 
 def test_the_words_next_to_the_question_word_weigh_more_than_the_description() -> None:
-    q = ("Indian film photographer Jagdish Mali, known for taking images of celebrities "
-         "including Shabana Azmi, is father to which Bollywood actress?")
-    assert focus_terms(q, content_terms(q)) == {"father", "bollywood", "actress"}
-    mali = passage(1, "Jagdish Mali was an Indian fashion and film photographer. In his "
-                      "career he took images of celebrities like Rekha and Shabana Azmi. "
-                      "He was one of the most celebrated photographers of Indian film. "
-                      "He was known for his images of Indian film celebrities. "
-                      "He was the father of Bollywood actress Antara Mali.",
-                   doc_id="m", title="Jagdish Mali")
+    q = ("Norvish stage photographer Pell Orrin, known for taking images of celebrities "
+         "including Dana Werth, is father to which Harborwood actress?")
+    assert focus_terms(q, content_terms(q)) == {"father", "harborwood", "actress"}
+    mali = passage(1, "Pell Orrin was a Norvish fashion and stage photographer. In his "
+                      "career he took images of celebrities like Lise Amory and Dana Werth. "
+                      "He was one of the most celebrated photographers of Norvish film. "
+                      "He was known for his images of Norvish film celebrities. "
+                      "He was the father of Harborwood actress Celia Orrin.",
+                   doc_id="m", title="Pell Orrin")
     sentences = _generate(q, [mali])["sentences"]
-    assert sentences[0]["text"] == "He was the father of Bollywood actress Antara Mali."
+    assert sentences[0]["text"] == "He was the father of Harborwood actress Celia Orrin."
 
 
 def test_generate_quotes_the_supporting_sentence_not_the_whole_chunk() -> None:
@@ -327,12 +327,12 @@ def test_ranked_retrieval_leads_with_the_first_round_then_interleaves_hops() -> 
 def test_a_composed_question_lets_later_rounds_in_early_and_a_simple_one_does_not() -> None:
     assert retrieval_lead("Where did the band form that made the album Maiden Japan?",
                           "single_retrieval", []) == LEAD_COMPOSED
-    assert retrieval_lead("Who is older, Sid Haig or Vic Darchinyan?", "single_retrieval",
+    assert retrieval_lead("Who is older, Rolf Tamsin or Edo Varkanian?", "single_retrieval",
                           []) == LEAD_COMPOSED
-    assert retrieval_lead("When did Izgoy's performer form?", "single_retrieval",
+    assert retrieval_lead("When did Sorvel's performer form?", "single_retrieval",
                           ["doc-1", "doc-3"]) == LEAD_COMPOSED
-    assert retrieval_lead("Do they have predators?", "multi_retrieval", []) == LEAD_COMPOSED
-    assert retrieval_lead("Do they have predators?", "single_retrieval", []) == LEAD_SIMPLE
+    assert retrieval_lead("Do they have natural enemies?", "multi_retrieval", []) == LEAD_COMPOSED
+    assert retrieval_lead("Do they have natural enemies?", "single_retrieval", []) == LEAD_SIMPLE
     assert LEAD_SIMPLE > LEAD_COMPOSED
 
 
@@ -343,24 +343,24 @@ def test_context_pool_keeps_the_token_budget_and_best_ranks() -> None:
 
 
 def test_comparison_names_the_older_of_two_people_from_their_own_passages() -> None:
-    pool = [passage(1, "Vic Darchinyan (born 7 January 1976) is an Armenian boxer.",
-                    doc_id="v", title="Vic Darchinyan"),
-            passage(2, "Sid Haig (born July 14, 1939) was an American actor.", doc_id="s",
-                    title="Sid Haig", rank=1)]
-    draft = _generate("Who is the oldest, Sid Haig or Vic Darchinyan?", pool)
-    assert draft["sentences"][0] == {"text": "Sid Haig.", "cites": [2]}
+    pool = [passage(1, "Edo Varkanian (born 7 January 1976) is a Corvish boxer.",
+                    doc_id="v", title="Edo Varkanian"),
+            passage(2, "Rolf Tamsin (born July 14, 1939) was a Delmarch actor.", doc_id="s",
+                    title="Rolf Tamsin", rank=1)]
+    draft = _generate("Who is the oldest, Rolf Tamsin or Edo Varkanian?", pool)
+    assert draft["sentences"][0] == {"text": "Rolf Tamsin.", "cites": [2]}
     assert E.verify({"question": "q", "draft": draft, "passages": pool})["supported"]
 
 
 def test_both_question_is_answered_yes_only_when_each_side_has_the_property() -> None:
-    pool = [passage(1, "Christopher Nolan is a British film director.", doc_id="c",
-                    title="Christopher Nolan"),
-            passage(2, "Sathish Kalathil is an Indian film director and producer.", doc_id="s",
-                    title="Sathish Kalathil", rank=1)]
-    q = "Are Christopher Nolan and Sathish Kalathil both film directors?"
+    pool = [passage(1, "Aldo Brennick is a British film director.", doc_id="c",
+                    title="Aldo Brennick"),
+            passage(2, "Tarun Velakkal is an Indian film director and producer.", doc_id="s",
+                    title="Tarun Velakkal", rank=1)]
+    q = "Are Aldo Brennick and Tarun Velakkal both film directors?"
     assert _generate(q, pool)["sentences"][0]["text"] == "Yes."
-    pool[1] = passage(2, "Sathish Kalathil is an Indian cricketer.", doc_id="s",
-                      title="Sathish Kalathil", rank=1)
+    pool[1] = passage(2, "Tarun Velakkal is an Indian cricketer.", doc_id="s",
+                      title="Tarun Velakkal", rank=1)
     assert _generate(q, pool)["sentences"][0]["text"] == "No."
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -13,6 +12,7 @@ from agent.api import Agent, AgentConfig, Question, StageEvent, build_agent
 from agent.engine import OfflineEngine
 from agent.state import Draft, EvaluateInput, Evaluation, GenerateInput, Sentence, SubQuestion
 from store.types import SourceDocument
+from tests.fakes.slow_embedder import SlowQueryEmbedder
 
 pytestmark = [pytest.mark.db, pytest.mark.model]
 
@@ -324,26 +324,10 @@ def test_an_overlong_question_is_refused_before_any_work(agent: Agent) -> None:
         ask(agent, "Which deploy tool? " * 300)
 
 
-class _SlowQueries:
-    """The real embedder, except that each query embedding first waits ``delay_s``."""
-
-    def __init__(self, embedder: Any, delay_s: float) -> None:
-        self.embedder, self.delay_s = embedder, delay_s
-        self.name, self.dim = embedder.name, embedder.dim
-        self.multilingual = embedder.multilingual
-
-    def embed_documents(self, texts: Any) -> Any:
-        return self.embedder.embed_documents(texts)
-
-    def embed_query(self, text: str) -> Any:
-        time.sleep(self.delay_s)
-        return self.embedder.embed_query(text)
-
-
 def test_turn_past_its_deadline_stops_and_frees_its_thread(agent: Agent, kb_pool, embedder) -> None:  # type: ignore[no-untyped-def]
     from agent.errors import TurnTimeoutError
 
-    slow = build_agent(kb_pool, _SlowQueries(embedder, 0.6),
+    slow = build_agent(kb_pool, SlowQueryEmbedder(embedder, 0.6),
                        config=AgentConfig(turn_timeout_s=0.5))
     try:
         with pytest.raises(TurnTimeoutError, match=r"no answer within 0.5s.*trace id [0-9a-f]+"):

@@ -125,28 +125,10 @@ def always_dies(pool: Any, embedder: Any, settings: Any) -> Any:
     return _KillsItsProcess(real_agent(pool, embedder, settings), None)
 
 
-class _SlowEmbedder:
-    """The real embedder behind a search service that answers after ``delay_s`` (or, with
-    a long delay, never within the turn): every query embedding waits first."""
-
-    def __init__(self, embedder: Any, delay_s: float) -> None:
-        self.embedder = embedder
-        self.delay_s = delay_s
-        self.name = embedder.name
-        self.dim = embedder.dim
-        self.multilingual = embedder.multilingual
-
-    def embed_documents(self, texts: Any) -> Any:
-        return self.embedder.embed_documents(texts)
-
-    def embed_query(self, text: str) -> Any:
-        time.sleep(self.delay_s)
-        return self.embedder.embed_query(text)
-
-
 def slow_search(delay_s: float, pool: Any, embedder: Any, settings: Any) -> Any:
     """The real agent (its deadline from ``settings``) whose query embeddings each take
     ``delay_s``."""
     from bot.slack.worker import real_agent
+    from tests.fakes.slow_embedder import SlowQueryEmbedder
 
-    return real_agent(pool, _SlowEmbedder(embedder, delay_s), settings)
+    return real_agent(pool, SlowQueryEmbedder(embedder, delay_s), settings)

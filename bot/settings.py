@@ -95,6 +95,26 @@ class Settings(BaseSettings):
     channel_kbs: Annotated[dict[str, str], NoDecode] = Field(
         default_factory=dict, validation_alias=_alias("RAGBOT_CHANNEL_KBS"))
 
+    # Microsoft Teams (``POST /api/messages`` when the app id is set; bot.teams)
+    teams_app_id: str | None = Field(default=None, validation_alias=_alias("RAGBOT_TEAMS_APP_ID"))
+    teams_app_secret: SecretStr | None = Field(
+        default=None, validation_alias=_alias("RAGBOT_TEAMS_APP_SECRET"))
+    teams_tenant_id: str | None = Field(default=None,
+                                        validation_alias=_alias("RAGBOT_TEAMS_TENANT_ID"))
+    # Entra object ids allowed to run admin commands
+    teams_admins: Annotated[list[str], NoDecode] = Field(
+        default_factory=list, validation_alias=_alias("RAGBOT_TEAMS_ADMINS"))
+    # the signing keys are read from the same URL with /keys in place of /openidconfiguration
+    teams_openid_metadata_url: str = Field(
+        default="https://login.botframework.com/v1/.well-known/openidconfiguration",
+        validation_alias=_alias("RAGBOT_TEAMS_OPENID_METADATA_URL"))
+    # the bot's own token: {LOGIN_URL}/{TENANT_ID}/oauth2/v2.0/token
+    teams_login_url: str = Field(default="https://login.microsoftonline.com",
+                                 validation_alias=_alias("RAGBOT_TEAMS_LOGIN_URL"))
+    # 1:1 and group chats have no reply chains: a quiet gap this long starts a new thread
+    teams_thread_gap_min: float = Field(default=30.0, gt=0,
+                                        validation_alias=_alias("RAGBOT_TEAMS_THREAD_GAP_MIN"))
+
     # privacy: turns, traces, thread memory without a vote, dedup rows and archived
     # document versions older than this are deleted (daily job, or `ragbot db prune`)
     retention_days: int = Field(default=90, ge=1,
@@ -129,7 +149,7 @@ class Settings(BaseSettings):
     def _expand_home(cls, value: Path) -> Path:
         return value.expanduser()
 
-    @field_validator("admins", "link_hosts", mode="before")
+    @field_validator("admins", "link_hosts", "teams_admins", mode="before")
     @classmethod
     def _split_list(cls, value: object) -> object:
         if isinstance(value, str):

@@ -22,7 +22,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 TEMPLATE = "ragbot_test_template"
 
 # Fixtures for the far side of wires we do not own (fake OpenAI-compatible server).
-pytest_plugins = ["tests.fakes.openai_fixture"]
+pytest_plugins = ["tests.fakes.openai_fixture", "tests.fakes.teams_fixture"]
 
 
 @pytest.fixture(scope="session")

@@ -30,6 +30,7 @@ COMMAND_MODULES = [
     "report",
     "worker",
     "serve",
+    "teams",
     "db",
 ]
 

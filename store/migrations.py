@@ -351,6 +351,55 @@ MIGRATIONS: list[str] = [
     ALTER TABLE knowledge_bases ADD COLUMN embed_backend text NOT NULL DEFAULT 'torch';
     ALTER TABLE generations ADD COLUMN embed_backend text NOT NULL DEFAULT 'torch';
     """,
+    # Microsoft Teams (bot.teams): activities claimed once, the turn journal, reply chains
+    # the bot answered, the current thread of each 1:1 / group chat, and bot messages ->
+    # trace (votes on answers).
+    """
+    CREATE TABLE teams_activities (
+        activity_id text PRIMARY KEY,
+        created_at timestamptz NOT NULL DEFAULT now()
+    );
+    CREATE TABLE teams_turns (
+        id bigserial PRIMARY KEY,
+        activity_id text NOT NULL UNIQUE,
+        kind text NOT NULL CHECK (kind IN ('ask', 'resume', 'command')),
+        tenant text NOT NULL,
+        conversation_id text NOT NULL,
+        service_url text NOT NULL,
+        thread_key text NOT NULL,
+        chat_type text NOT NULL,
+        user_id text NOT NULL,
+        principals text[] NOT NULL,
+        asker_principals text[] NOT NULL,
+        text text NOT NULL,
+        truncated boolean NOT NULL DEFAULT false,
+        kb text NOT NULL,
+        state text NOT NULL DEFAULT 'accepted'
+            CHECK (state IN ('accepted', 'running', 'done', 'failed')),
+        owner text NOT NULL,
+        trace_id text,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        updated_at timestamptz NOT NULL DEFAULT now()
+    );
+    CREATE INDEX teams_turns_open ON teams_turns (state) WHERE state IN ('accepted', 'running');
+    CREATE TABLE teams_threads (
+        thread_key text PRIMARY KEY,
+        created_at timestamptz NOT NULL DEFAULT now()
+    );
+    CREATE TABLE teams_chats (
+        chat_key text PRIMARY KEY,
+        thread_no integer NOT NULL DEFAULT 1,
+        last_message_at timestamptz NOT NULL DEFAULT now()
+    );
+    CREATE TABLE teams_bot_messages (
+        activity_id text PRIMARY KEY,
+        conversation_id text NOT NULL,
+        trace_id text NOT NULL,
+        thread_key text NOT NULL,
+        kb text NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now()
+    );
+    """,
 ]
 
 

@@ -38,7 +38,7 @@ def _missing(ctx: AppContext, http: bool) -> list[str]:
     return missing
 
 
-def handle(args: argparse.Namespace, ctx: AppContext) -> int:
+def handle(args: argparse.Namespace, ctx: AppContext) -> int:  # noqa: PLR0915 (wiring, read top to bottom)
     import shutil
     import tempfile
     from pathlib import Path
@@ -53,6 +53,8 @@ def handle(args: argparse.Namespace, ctx: AppContext) -> int:
     from store.db import open_pool
 
     log = structlog.get_logger("ragbot.serve")
+    if ctx.settings.teams_app_id and not ctx.settings.slack_bot_token:
+        return _serve_teams_only(args, ctx)
     http = args.http or not ctx.settings.slack_app_token
     missing = _missing(ctx, http)
     if missing:
@@ -79,10 +81,15 @@ def handle(args: argparse.Namespace, ctx: AppContext) -> int:
     from slack_sdk.errors import SlackClientError
 
     try:
+        # Teams beside Slack on the same HTTP app, when configured
+        teams = _teams_surface(ctx, deps.settings, pool=pool, instance_id=deps.instance_id,
+                               workers=workers, metrics=deps.metrics) \
+            if settings.teams_app_id and http else None
         # Bolt checks the token with auth.test here
         service = SlackService(deps, metrics_dir=metrics_dir,
-                               api_agent=lambda: real_agent(pool, ctx.embedder, deps.settings))
-    except (OSError, SlackClientError) as exc:
+                               api_agent=lambda: real_agent(pool, ctx.embedder, deps.settings),
+                               teams=teams.endpoint if teams else None)
+    except (OSError, SlackClientError, ValueError) as exc:
         pool.close()
         shutil.rmtree(metrics_dir, ignore_errors=True)
         print(f"error: {slack_start_failure(exc, settings)}", file=sys.stderr)
@@ -101,6 +108,7 @@ def handle(args: argparse.Namespace, ctx: AppContext) -> int:
         pass
     finally:
         service.stop()
+        _stop(teams)
         jobs.terminate()  # SIGTERM: the job worker stops as `ragbot worker` does
         jobs.join(30)
         pool.close()
@@ -108,8 +116,76 @@ def handle(args: argparse.Namespace, ctx: AppContext) -> int:
     return 0
 
 
+def _teams_surface(ctx: AppContext, settings: Settings, *, pool: Any, instance_id: str,
+                   workers: int, metrics: Any) -> Any:
+    """The Teams surface (``bot.teams.app``); ValueError naming what is missing."""
+    from bot.slack.worker import real_agent
+    from bot.teams.app import build_teams, missing_settings
+
+    missing = missing_settings(settings)
+    if missing:
+        raise ValueError("set " + " and ".join(missing) + " (see README: Microsoft Teams)")
+    surface = build_teams(settings, pool=pool, instance_id=instance_id, metrics=metrics,
+                          workers=workers,
+                          agent=lambda: real_agent(pool, ctx.embedder, settings))
+    surface.recover()  # turns a dead process accepted: answered now
+    return surface
+
+
+def _stop(teams: Any) -> None:
+    if teams is not None:
+        teams.stop()
+
+
+def _serve_teams_only(args: argparse.Namespace, ctx: AppContext) -> int:
+    """Teams without Slack: the same ASGI app with ``/api/messages`` and no
+    ``/slack/events``; turns run on threads of this process."""
+    import structlog
+
+    from bot.http.app import HttpDeps, build_http_app
+    from bot.http.limits import Limits
+    from bot.http.metrics import Metrics, MetricsEndpoint
+    from bot.http.server import HttpServer, ServerLimits
+    from bot.slack.app import make_instance_id
+    from store.db import open_pool
+
+    log = structlog.get_logger("ragbot.serve")
+    settings = ctx.settings
+    if args.kb:
+        settings = settings.model_copy(update={"default_kb": args.kb})
+    workers = settings.slack_workers if args.workers is None else args.workers
+    pool = open_pool(ctx.database_url, min_size=2, max_size=max(8, 2 * workers + 4))
+    metrics = Metrics()
+    try:
+        teams = _teams_surface(ctx, settings, pool=pool, instance_id=make_instance_id(),
+                               workers=workers, metrics=metrics)
+    except (OSError, ValueError) as exc:
+        pool.close()
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    app = build_http_app(HttpDeps(
+        bolt=None, pool=pool, metrics=metrics, scrape=MetricsEndpoint(metrics),
+        limits=Limits(settings.http_max_body_bytes, settings.http_read_timeout_s),
+        teams=teams.endpoint))
+    server = HttpServer(app, args.host, args.port, ServerLimits(
+        settings.http_max_connections, settings.http_keepalive_s))
+    signal.signal(signal.SIGTERM, _interrupt)
+    log.info("serve_starting", mode="http", surfaces="teams", kb=settings.default_kb,
+             port=server.port, workers=workers)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        teams.stop()
+        pool.close()
+    return 0
+
+
 def slack_start_failure(exc: BaseException, settings: Settings) -> str:
     """One line saying what failed when the bot first talks to Slack, and what to check."""
+    if isinstance(exc, ValueError):  # a setting named in the message
+        return str(exc)
     from slack_sdk.errors import SlackApiError
 
     api = settings.slack_api_url

@@ -27,7 +27,7 @@ class SlackService:
     def __init__(self, deps: SlackDeps, *, app: App | None = None,
                  token_verification: bool = True,
                  api_agent: Callable[[], AgentPort] | None = None,
-                 metrics_dir: Path | None = None) -> None:
+                 metrics_dir: Path | None = None, teams: Any = None) -> None:
         """``api_agent`` builds the agent the query API answers with (default: the deps'
         agent); ``metrics_dir`` is the multiprocess metrics directory, when turns run in
         worker processes (``bot.http.metrics``)."""
@@ -36,6 +36,7 @@ class SlackService:
         self.maintenance = Maintenance(deps)
         self.api_agent = api_agent
         self.metrics_dir = metrics_dir
+        self.teams = teams  # Teams' /api/messages endpoint on the same app, when set
         self.http: HttpServer | None = None
         self._socket: Any = None
         self._stopped = threading.Event()
@@ -47,7 +48,8 @@ class SlackService:
         from bot.http.app import http_server
 
         self.http = http_server(self.deps, self.app, host=host, port=port,
-                                api_agent=self.api_agent, metrics_dir=self.metrics_dir)
+                                api_agent=self.api_agent, metrics_dir=self.metrics_dir,
+                                teams=self.teams)
         self._start_work()
         log.info("slack_http_listening", host=host, port=self.http.port,
                  instance=self.deps.instance_id, api=bool(self.deps.settings.api_tokens))

@@ -25,9 +25,12 @@ _SENTENCE = re.compile(r"[^.!?。！？\n]*[.!?。！？]?")
 
 
 class CitationLike(Protocol):
-    n: int
-    title: str
-    source: str
+    @property
+    def n(self) -> int: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def source(self) -> str: ...
 
 
 def escape(text: str) -> str:

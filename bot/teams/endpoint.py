@@ -109,7 +109,7 @@ class TeamsEndpoint:
         if name == "reindex" and q.user not in self.deps.admins:
             return m.pick(m.NOT_ADMIN, lang)
         if name == "reindex":
-            return m.pick(m.REINDEX_QUEUED, lang, kb=command.group(2) or self.deps.default_kb)
+            return m.pick(m.REINDEX_ELSEWHERE, lang, kb=command.group(2) or self.deps.default_kb)
         if name == "status":
             return self._status_text()
         return m.pick(m.HELP, lang, gap=f"{self.deps.settings.teams_thread_gap_min:g}")

@@ -30,9 +30,11 @@ NOT_ADMIN = {
     "en": "Only admins can reindex (RAGBOT_TEAMS_ADMINS).",
 }
 
-REINDEX_QUEUED = {
-    "zh": "已开始重建知识库 {kb}，完成后会在这里告诉你。",
-    "en": "Reindexing knowledge base {kb}; I'll report here when it's done.",
+# the job queue does not report to Teams yet: say so rather than pretend it started
+REINDEX_ELSEWHERE = {
+    "zh": "在 Teams 里还不能启动重建索引；请在服务器上运行 `ragbot reindex --kb {kb}`。",
+    "en": "Reindexing from Teams is not available yet; run `ragbot reindex --kb {kb}` on "
+          "the server.",
 }
 
 CLARIFY_CHOSEN = {"zh": "你选择了：{option}", "en": "You chose: {option}"}

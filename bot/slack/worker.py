@@ -39,10 +39,11 @@ AgentFactory = Callable[["ConnectionPool", "Embedder", "Settings"], "AgentPort"]
 def real_agent(pool: ConnectionPool, embedder: Embedder, settings: Settings) -> AgentPort:
     """The agent ``ragbot serve`` answers with (engine from Settings)."""
     from agent.api import build_agent
-    from agent.factory import config_from_settings, engine_from_settings
+    from agent.factory import config_from_settings, engine_from_settings, translator_from_settings
 
     return build_agent(pool, embedder, engine=engine_from_settings(settings),
-                       config=config_from_settings(settings))
+                       config=config_from_settings(settings),
+                       translator=translator_from_settings(settings))
 
 
 @dataclass(frozen=True)

@@ -82,6 +82,21 @@ def embedder():  # type: ignore[no-untyped-def]
     return load_embedder()
 
 
+@pytest.fixture(scope="session")
+def onnx_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A RAGBOT_HOME whose models folder holds the default model's ONNX export (made once,
+    by the first ``int8`` user)."""
+    return tmp_path_factory.mktemp("onnx-home")
+
+
+@pytest.fixture(scope="session")
+def int8(onnx_home: Path):  # type: ignore[no-untyped-def]
+    """The default model on the onnx-int8 backend (exported into ``onnx_home``)."""
+    from store.embedding import load_embedder
+
+    return load_embedder(backend="onnx-int8", home=onnx_home)
+
+
 @pytest.fixture
 def ragbot_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("RAGBOT_HOME", str(tmp_path))

@@ -29,16 +29,6 @@ SENTENCES = [
 ]
 
 
-@pytest.fixture(scope="session")
-def onnx_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("onnx-home")
-
-
-@pytest.fixture(scope="session")
-def int8(onnx_home: Path) -> Embedder:
-    return load_embedder(backend="onnx-int8", home=onnx_home)
-
-
 def _cosines(a: Embedder, b: Embedder) -> np.ndarray:
     va, vb = a.embed_documents(SENTENCES), b.embed_documents(SENTENCES)
     return np.sum(va * vb, axis=1)

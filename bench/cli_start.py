@@ -67,11 +67,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                    "RAGBOT_EMBED_BACKEND": backend, "RAGBOT_ANSWER_CACHE": "off",
                    "RAGBOT_LOG_LEVEL": "WARNING", "PYTHONPATH": str(ROOT)}
             kb = f"start-{backend}"
-            _run(env, ["ingest", str(SAMPLES), "--kb", kb])
-            _run(env, ["ask", QUESTIONS[1], "--kb", kb])  # exports / parses what is kept
+            run_cli(env, ["ingest", str(SAMPLES), "--kb", kb])
+            run_cli(env, ["ask", QUESTIONS[1], "--kb", kb])  # exports / parses what is kept
             figures: dict[str, Any] = {}
             for name, template in COMMANDS.items():
-                runs = [_run(env, [a.format(kb=kb) for a in template])
+                runs = [run_cli(env, [a.format(kb=kb) for a in template])
                         for _ in range(max(1, args.runs))]
                 walls = [r["wall_s"] for r in runs]
                 figures[name] = {
@@ -93,7 +93,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-def _run(env: dict[str, str], argv: list[str]) -> dict[str, float]:
+def run_cli(env: dict[str, str], argv: list[str]) -> dict[str, float]:
     """Run ``ragbot ARGV`` in a fresh interpreter; its wall time, CPU time and peak RSS
     (from wait4: this child's own usage, not the benchmark's)."""
     started = time.perf_counter()

@@ -2,26 +2,18 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Annotated, Literal
 
 from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from bot.capacity import default_workers
 from bot.http.tokens import ApiToken, parse_tokens
 
 
 def _alias(*names: str) -> AliasChoices:
     return AliasChoices(*names)
-
-
-def _default_workers() -> int:
-    """Two turn workers per core, at most 8: a turn spends about half its time waiting
-    (status writes paced to one a second per thread, Slack and database round trips), so
-    one per core leaves the cores idle (50 questions at once on 2 cores: all answered in
-    31 s with 2 workers, 16 s with 4)."""
-    return max(2, min(8, 2 * (os.cpu_count() or 1)))
 
 
 class Settings(BaseSettings):
@@ -84,8 +76,9 @@ class Settings(BaseSettings):
     admins: Annotated[list[str], NoDecode] = Field(default_factory=list,
                                                    validation_alias=_alias("RAGBOT_ADMINS"))
     # worker processes that answer questions at once (``ragbot serve --workers``); each
-    # holds its own embedder and agent, about 0.7 GB
-    slack_workers: int = Field(default_factory=_default_workers, ge=1,
+    # holds its own embedder and agent (bot.capacity: 750 MB with torch, 260 with onnx-int8)
+    slack_workers: int = Field(default_factory=lambda data: default_workers(
+                                   data.get("embed_backend", "torch")), ge=1,
                                validation_alias=_alias("RAGBOT_SLACK_WORKERS"))
     # hosts whose http(s) URLs are shown as source links ("wiki.example.com,docs.example.com");
     # empty: any https URL. Other sources show their title only, never a path.

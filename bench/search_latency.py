@@ -31,7 +31,9 @@ from bench.common import (
     write_results,
 )
 from bench.synthetic import (
+    CLUSTERED,
     CachedQueryEmbedder,
+    ClusterShape,
     QuerySample,
     create_kb,
     load_chunks,
@@ -61,6 +63,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         "datasets have 5-10 after stopwords)")
     parser.add_argument("--ef", default="100,400",
                         help="hnsw.ef_search values for recall (search() itself uses 100)")
+    parser.add_argument("--vectors", choices=["random", "clustered"], default="random",
+                        help="uniform random unit vectors, or clustered ones fitted to real "
+                        "embeddings (bench.synthetic.CLUSTERED; python -m bench.vector_profile)")
     parser.add_argument("--modes", default="auto,dense,keyword",
                         help="fusion modes to time (auto = the default hybrid search)")
     parser.add_argument("--maintenance-work-mem", default="1GB",
@@ -89,7 +94,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             if not (args.keep or args.reuse):
                 drop_database(admin, url)
         _print(results)
-    path = write_results("search_latency", {"dim": args.dim, "results": results})
+    path = write_results("search_latency", {"dim": args.dim, "vectors": args.vectors,
+                                            "results": results})
     print(f"results: {path}")
     return 0
 
@@ -121,7 +127,7 @@ def run_size(url: str, size: int, args: argparse.Namespace,
             t0 = time.perf_counter()
             samples = load_chunks(conn, kb_id, size, args.dim,
                                   queries=max(args.queries, args.recall_queries),
-                                  query_terms=args.query_terms)
+                                  query_terms=args.query_terms, shape=_shape(args))
             load_s = time.perf_counter() - t0
             t0 = time.perf_counter()
             conn.execute("SELECT set_config('maintenance_work_mem', %s, false), "
@@ -138,13 +144,17 @@ def run_size(url: str, size: int, args: argparse.Namespace,
         pool.close()
 
 
+def _shape(args: argparse.Namespace) -> ClusterShape | None:
+    return CLUSTERED if args.vectors == "clustered" else None
+
+
 def _measure(pool: Any, size: int, args: argparse.Namespace, modes: Sequence[FusionMode],
              row: dict[str, Any], *, samples: Sequence[QuerySample] | None = None
              ) -> dict[str, Any]:
     """Latency per mode, the keyword match share and HNSW recall on a loaded database."""
     if samples is None:
         samples = replay_samples(size, args.dim, queries=max(args.queries, args.recall_queries),
-                                 query_terms=args.query_terms)
+                                 query_terms=args.query_terms, shape=_shape(args))
     with pool.connection() as conn:
         row_kb = conn.execute("SELECT id FROM knowledge_bases WHERE name = %s", [KB]).fetchone()
         # the buffer cache decides whether HNSW index and heap pages stay resident

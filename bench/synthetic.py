@@ -1,6 +1,9 @@
 """Synthetic chunks for the search benchmark, bulk-loaded with COPY into a fresh KB.
 
-Vectors are random unit vectors; text is words drawn from a Zipf-like vocabulary, so the
+Vectors are uniform random unit vectors, or clustered ones (``--vectors clustered``: a
+direction all share, one centre per topic of consecutive chunks, chunk noise) whose
+neighbour-distance profile was fitted to real embeddings of the shared datasets' chunks
+(``python -m bench.vector_profile``); text is words drawn from a Zipf-like vocabulary, so the
 keyword side sees realistic posting-list sizes (a few very common words, a long tail).
 Query samples are taken from loaded chunks: the chunk's vector with noise added (cosine
 about 0.9) and a few of its less common words. Real questions have 5-10 terms after
@@ -24,6 +27,21 @@ WORDS_PER_CHUNK = 60
 CHUNKS_PER_DOCUMENT = 10
 COMMON_WORDS = 50  # the head of the distribution plays the role of stopwords in queries
 _BATCH = 20_000
+
+
+@dataclass(frozen=True)
+class ClusterShape:
+    """Clustered vectors: ``normalize(sum of weight * C[row // size] over levels + e)``, each
+    level a random centre shared by ``size`` consecutive chunks (a document, a topic, a
+    domain), ``e`` the chunk's own noise (each a random vector of norm about 1). Chunks that
+    share more levels are closer; clusters grow in number, not size, with the corpus."""
+
+    levels: tuple[tuple[float, int], ...]  # (weight, size), sizes dividing 20,000
+
+
+# Fitted by ``python -m bench.vector_profile`` (chunks of cmrc2018, hotpotqa, musique and
+# mtrag, all-MiniLM-L6-v2 on onnx-int8): the closest profile of its grid.
+CLUSTERED = ClusterShape(levels=((1.0, 5), (0.75, 20), (0.75, 200)))
 
 
 @dataclass(frozen=True)
@@ -73,7 +91,8 @@ def create_kb(conn: psycopg.Connection, name: str, dim: int) -> int:
 
 
 def load_chunks(conn: psycopg.Connection, kb_id: int, count: int, dim: int, *,
-                queries: int, query_terms: int = 8, seed: int = 7) -> list[QuerySample]:
+                queries: int, query_terms: int = 8, seed: int = 7,
+                shape: ClusterShape | None = None) -> list[QuerySample]:
     """COPY ``count`` synthetic chunks (and their documents) into KB ``kb_id``.
 
     Returns ``queries`` query samples drawn from the loaded chunks.
@@ -98,7 +117,7 @@ def load_chunks(conn: psycopg.Connection, kb_id: int, count: int, dim: int, *,
             "COPY bench_stage (document_id, position, text, embedding) FROM STDIN "
             "WITH (FORMAT BINARY)") as copy:
         copy.set_types(["int8", "int4", "text", "vector"])
-        for start, vectors, words in _batches(rng, count, dim, probabilities):
+        for start, vectors, words in _batches(rng, count, dim, probabilities, shape):
             for i in range(len(vectors)):
                 row = start + i
                 text = " ".join(vocabulary[words[i]])
@@ -119,8 +138,8 @@ def load_chunks(conn: psycopg.Connection, kb_id: int, count: int, dim: int, *,
     return samples
 
 
-def _batches(rng: np.random.Generator, count: int, dim: int, probabilities: Any
-             ) -> Iterator[tuple[int, Any, Any]]:
+def _batches(rng: np.random.Generator, count: int, dim: int, probabilities: Any,
+             shape: ClusterShape | None = None) -> Iterator[tuple[int, Any, Any]]:
     """Chunk draws batch by batch: (first row, unit vectors, word ids).
 
     Lazy, so the caller's own draws between batches (query samples) keep their order: the
@@ -128,14 +147,37 @@ def _batches(rng: np.random.Generator, count: int, dim: int, probabilities: Any
     """
     for start in range(0, count, _BATCH):
         size = min(_BATCH, count - start)
-        vectors = rng.standard_normal((size, dim), dtype=np.float32)
-        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        vectors = _unit(rng, size, dim) if shape is None else _clustered(rng, size, dim, shape)
         yield start, vectors, rng.choice(VOCABULARY, size=(size, WORDS_PER_CHUNK),
                                          p=probabilities)
 
 
+def clustered_vectors(rng: np.random.Generator, count: int, dim: int, shape: ClusterShape
+                      ) -> npt.NDArray[np.float32]:
+    """``count`` clustered unit vectors (as the loader draws them, without the words)."""
+    return np.concatenate([_clustered(rng, min(_BATCH, count - start), dim, shape)
+                           for start in range(0, count, _BATCH)])
+
+
+def _unit(rng: np.random.Generator, count: int, dim: int) -> npt.NDArray[np.float32]:
+    vectors = rng.standard_normal((count, dim), dtype=np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    return vectors
+
+
+def _clustered(rng: np.random.Generator, size: int, dim: int, shape: ClusterShape
+               ) -> npt.NDArray[np.float32]:
+    # batches are a multiple of every level's size, so no cluster spans two batches
+    vectors = _unit(rng, size, dim)
+    for weight, members in shape.levels:
+        centres = _unit(rng, -(-size // members), dim)
+        vectors += np.float32(weight) * np.repeat(centres, members, axis=0)[:size]
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    return vectors
+
+
 def replay_samples(count: int, dim: int, *, queries: int, query_terms: int = 8,
-                   seed: int = 7) -> list[QuerySample]:
+                   seed: int = 7, shape: ClusterShape | None = None) -> list[QuerySample]:
     """The query samples :func:`load_chunks` returned for the same arguments, without loading.
 
     Replays its random draws (vectors and words batch by batch), so a kept benchmark
@@ -146,7 +188,7 @@ def replay_samples(count: int, dim: int, *, queries: int, query_terms: int = 8,
     vocabulary = np.array([f"w{i}" for i in range(VOCABULARY)])
     query_rows = set(rng.choice(count, size=min(queries, count), replace=False).tolist())
     samples: list[QuerySample] = []
-    for start, vectors, words in _batches(rng, count, dim, probabilities):
+    for start, vectors, words in _batches(rng, count, dim, probabilities, shape):
         for i in range(len(vectors)):
             if start + i in query_rows:
                 samples.append(_query(rng, vectors[i], words[i], vocabulary, query_terms))

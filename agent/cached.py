@@ -20,7 +20,7 @@ from store.answer_cache import Lookup
 if TYPE_CHECKING:
     from psycopg_pool import ConnectionPool
 
-    from agent.api import AnswerResult, Question
+    from agent.types import AnswerResult, Question
 
 log = structlog.get_logger("agent")
 

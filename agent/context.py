@@ -17,9 +17,9 @@ from store.glossary import GlossaryCache
 if TYPE_CHECKING:
     from psycopg_pool import ConnectionPool
 
-    from agent.api import AgentConfig
     from agent.engine import Engine
     from agent.tracing import TraceRecorder
+    from agent.types import AgentConfig
     from store.embedding import Embedder
 
 

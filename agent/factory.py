@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from agent.engine import Engine, OfflineEngine
+from agent.types import AgentConfig
 
 if TYPE_CHECKING:
-    from agent.api import AgentConfig
     from store.crosslang import Translator
 
 
@@ -23,8 +23,6 @@ def engine_from_settings(settings: Any) -> Engine:
 def config_from_settings(settings: Any) -> AgentConfig:
     """The graph's knobs that settings own (the turn deadline, ``RAGBOT_TURN_TIMEOUT_S``;
     the answer cache, ``RAGBOT_ANSWER_CACHE``)."""
-    from agent.api import AgentConfig
-
     return AgentConfig(turn_timeout_s=getattr(settings, "turn_timeout_s", None),
                        answer_cache=bool(getattr(settings, "answer_cache", True)))
 

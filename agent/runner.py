@@ -10,14 +10,17 @@ from typing import TYPE_CHECKING, Any
 import structlog
 from langgraph.types import Command
 
+from agent import cached
 from agent.context import RunContext
 from agent.errors import TurnTimeoutError
 from agent.memory import thread_lock
 from agent.normalize import normalize_question
 from agent.tracing import TraceRecorder
+from agent.types import AnswerResult, Citation, Clarification, OnStage, Question, StageEvent
+from store.traces import save_trace
 
 if TYPE_CHECKING:
-    from agent.api import AgentDeps, AnswerResult, Clarification, OnStage, Question
+    from agent.deps import AgentDeps
     from store.answer_cache import Lookup
 
 log = structlog.get_logger("agent")
@@ -29,8 +32,6 @@ def _config(thread_id: str) -> dict[str, Any]:
 
 def pending_clarification(graph: Any, thread_id: str) -> Clarification | None:
     """The clarification the thread's last run stopped on, if it is still waiting."""
-    from agent.api import Clarification
-
     snapshot = graph.get_state(_config(thread_id))
     for intr in getattr(snapshot, "interrupts", ()) or ():
         value = intr.value if isinstance(intr.value, dict) else {}
@@ -45,8 +46,6 @@ def run_turn(graph: Any, deps: AgentDeps, q: Question, *, on_stage: OnStage | No
 
     Every surface's text comes through here, so this is where it is normalised (see
     ``agent.normalize``): no rule, model or stored trace sees the raw form."""
-    from agent import cached
-
     q = dataclasses.replace(q, text=normalize_question(q.text))
     resume = None if resume is None else normalize_question(resume)
     started = time.perf_counter()
@@ -81,8 +80,6 @@ def run_turn(graph: Any, deps: AgentDeps, q: Question, *, on_stage: OnStage | No
 def _run_graph(graph: Any, deps: AgentDeps, q: Question, trace: TraceRecorder, *,
                started: float, on_stage: OnStage | None,
                resume: str | None) -> tuple[dict[str, Any], AnswerResult]:
-    from agent.api import StageEvent
-
     ctx = RunContext(pool=deps.pool, embedder=deps.embedder, engine=deps.engine,
                      config=deps.config, kb=q.kb, principals=tuple(q.principals),
                      asker_principals=tuple(q.asker_principals),
@@ -110,8 +107,6 @@ def _run_graph(graph: Any, deps: AgentDeps, q: Question, trace: TraceRecorder, *
 
 
 def _result(snapshot: Any, trace: TraceRecorder, started: float) -> AnswerResult:
-    from agent.api import AnswerResult, Clarification
-
     values = snapshot.values
     latency = (time.perf_counter() - started) * 1000
     u = values.get("understanding") or {}
@@ -129,8 +124,6 @@ def _result(snapshot: Any, trace: TraceRecorder, started: float) -> AnswerResult
 def _from_result(r: dict[str, Any], trace: TraceRecorder, started: float, *,
                  cached: bool = False) -> AnswerResult:
     """The AnswerResult of a finished turn's ``result`` (computed now or cached)."""
-    from agent.api import AnswerResult, Citation
-
     return AnswerResult(
         text=r["text"],
         citations=[Citation(n=c["n"], doc_id=c["doc_id"], title=c["title"],
@@ -148,8 +141,6 @@ def _from_result(r: dict[str, Any], trace: TraceRecorder, started: float, *,
 def _store_trace(deps: AgentDeps, q: Question, values: dict[str, Any], result: AnswerResult,
                  trace: TraceRecorder, *, extra: dict[str, Any]) -> None:
     """Keep the whole turn so a vote or a bug report can walk it back step by step."""
-    from store.traces import save_trace
-
     u = values.get("understanding") or {}
     record = {
         "trace_id": trace.trace_id, "thread_id": q.thread_id, "kb": q.kb,

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
-from bot.slack import messages as m
+from bot.conversations import texts as m
 
 SECTION_LIMIT = 3000
 BLOCKS_LIMIT = 50

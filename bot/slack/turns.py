@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING
 
 import structlog
 
+from bot.conversations import texts as m
 from bot.slack import blocks
-from bot.slack import messages as m
 from bot.slack.status import LiveStatus
 from bot.slack.translate import MAX_QUESTION_CHARS, ConversationKind, principals
 from store import retention, slack_state
@@ -76,7 +76,7 @@ class TurnRunner:
                                                      thread=turn.thread_key):
             if turn.kind == "help":
                 status = self._status(turn)
-                self._finish(turn, status, [blocks.notice_message(m.pick(m.HELP, lang))],
+                self._finish(turn, status, [blocks.notice_message(m.help_text(SURFACE, lang))],
                              trace_id, kb=turn.kb)
                 return
             status_ts = turn.status_ts

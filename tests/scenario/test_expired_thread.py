@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.slack import messages as m
+from bot.conversations import texts as m
 from store.retention import prune_expired
 from tests.scenario.conftest import PUBLIC, Bot, block_text
 

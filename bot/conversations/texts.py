@@ -1,7 +1,10 @@
-"""Every user-facing string the Slack surface writes itself, in Chinese and English.
+"""Every user-facing string the bot writes in its own words, in Chinese and English, for
+every surface.
 
-The agent writes answers, refusals and stage lines; these are the surface's own words
-(help, apologies, notes). Never put exception text in any of them.
+The agent writes answers, refusals and stage lines; these are the bot's own words (help,
+apologies, notes). Never put exception text in any of them. Texts are plain, with
+``backticks`` for codes; a surface renders them (Slack's mrkdwn reads them as they are).
+Wording that differs per surface (how to ask, how to vote) is a table per surface name.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ THINKING = {"zh": "思考中…", "en": "Thinking…"}
 
 ASSISTANT_STATUS = {"zh": "正在查找资料…", "en": "is looking through the documents…"}
 
-HELP = {
+HELP_SLACK = {
     "zh": (
         "我是知识库助手，根据公司文档回答问题并给出引用。\n"
         "• 在频道里 @我 提问，我会在该消息的话题里回答；"
@@ -32,6 +35,22 @@ HELP = {
         "• `/ragbot help` lists the commands."
     ),
 }
+
+HELP_ANY = {
+    "zh": (
+        "我是知识库助手，根据公司文档回答问题并给出引用。\n"
+        "• 直接向我提问；在同一个对话里继续回复即可追问。\n"
+        "• 对回答点赞或点踩帮我改进。"
+    ),
+    "en": (
+        "I answer questions from the company's documents, with citations.\n"
+        "• Ask me a question; reply in the same conversation to ask a follow-up.\n"
+        "• Vote on an answer to help me improve."
+    ),
+}
+
+# Per surface name; a surface without its own wording gets HELP_ANY.
+HELP: dict[str, dict[str, str]] = {"slack": HELP_SLACK}
 
 APOLOGY = {
     "zh": "抱歉，处理这个问题时出错了。请稍后再试；如需排查，请提供追踪编号 `{trace_id}`。",
@@ -84,3 +103,8 @@ def pick(table: dict[Lang, str] | dict[str, str], lang: str, **values: object) -
     """The ``lang`` entry of ``table`` (English when unknown), formatted with ``values``."""
     text = table.get(lang) or table["en"]  # type: ignore[call-overload]
     return text.format(**values) if values else text
+
+
+def help_text(surface: str, lang: str) -> str:
+    """The help message for ``surface`` in ``lang``."""
+    return pick(HELP.get(surface, HELP_ANY), lang)

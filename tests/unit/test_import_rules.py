@@ -1,0 +1,66 @@
+"""Import rules of the code base, read from the source by grimp (no module is executed).
+
+Imports under ``if TYPE_CHECKING:`` are left out: they never run. Imports inside functions
+count: a deferred import that closes a cycle is still a cycle."""
+
+from __future__ import annotations
+
+from functools import cache
+
+import grimp
+import pytest
+
+
+def _build() -> grimp.ImportGraph:
+    return grimp.build_graph("bot", "agent", "store", exclude_type_checking_imports=True,
+                             cache_dir=None)
+
+
+@cache
+def _graph() -> grimp.ImportGraph:
+    return _build()
+
+
+def _cycles(package: str, graph: grimp.ImportGraph | None = None) -> list[str]:
+    graph = graph or _graph()
+    found = []
+    for module in sorted(m for m in graph.modules if m.split(".")[0] == package):
+        for imported in sorted(graph.find_modules_directly_imported_by(module)):
+            if imported.split(".")[0] != package:
+                continue
+            back = graph.find_shortest_chain(importer=imported, imported=module)
+            if back:
+                found.append(" -> ".join((module, *back)))
+    return found
+
+
+@pytest.mark.parametrize("package", ["agent"])
+def test_no_import_cycle(package: str) -> None:
+    assert _cycles(package) == []
+
+
+def test_cycle_finder_sees_a_cycle() -> None:
+    # the rule above is only worth something if the finder reports a cycle that exists
+    graph = _build()
+    graph.add_import(importer="agent.types", imported="agent.api")
+    assert "agent.types -> agent.api -> agent.types" in _cycles("agent", graph)
+
+
+def test_agent_value_types_are_a_leaf() -> None:
+    imported = _graph().find_modules_directly_imported_by("agent.types")
+    assert not [m for m in imported if m.split(".")[0] in ("agent", "bot", "store")]
+
+
+def test_the_conversation_core_imports_no_chat_sdk() -> None:
+    graph = _graph()
+    core = sorted(m for m in graph.modules if m.startswith("bot.conversations"))
+    assert core
+    for module in core:
+        for imported in graph.find_modules_directly_imported_by(module):
+            assert not imported.startswith(("slack_sdk", "slack_bolt", "bot.slack",
+                                            "bot.teams", "microsoft")), (module, imported)
+
+
+def test_agent_never_imports_the_bot() -> None:
+    graph = _graph()
+    assert not graph.chain_exists(importer="agent", imported="bot", as_packages=True)

@@ -130,8 +130,7 @@ def _setup_db(admin: str, fresh: bool) -> str:
         try:
             with psycopg.connect(url, autocommit=True) as conn:
                 if find_kb(conn, KB) is not None:
-                    conn.execute("TRUNCATE slack_events, slack_turns, slack_threads, "
-                                 "slack_bot_messages, slack_workers")
+                    conn.execute("TRUNCATE deliveries, turns, threads, bot_messages, workers")
                     return url
         except psycopg.Error:
             pass  # no such database yet
@@ -458,7 +457,7 @@ def _wait_done(pool: Any, keys: list[tuple[str, str]], timeout: float) -> dict[s
     while time.monotonic() < deadline:
         with pool.connection() as conn:
             rows = conn.execute(
-                "SELECT message_ts, state FROM slack_turns WHERE message_ts = ANY(%s)",
+                "SELECT message_id, state FROM turns WHERE message_id = ANY(%s)",
                 [[ts for _, ts in keys]]).fetchall()
         states = {r[0]: r[1] for r in rows}
         if len(states) == len(keys) and all(s in ("done", "failed") for s in states.values()):

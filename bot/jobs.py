@@ -37,8 +37,8 @@ MAX_RESUMES = 2  # runs of one job cut short by a dying worker before it is mark
 class Notifier(Protocol):
     """Tells the admin who started a job how it goes (ephemeral message or DM)."""
 
-    def notify(self, *, channel: str, user: str, text: str,
-               response_url: str | None = None) -> None: ...
+    def notify(self, *, channel: str, user: str, text: str, response_url: str | None = None,
+               surface: str = "slack") -> None: ...
 
 
 ProgressFn = Callable[[Any], None]
@@ -74,8 +74,9 @@ class JobQueue:
             ensure_schema(conn)
 
     def defer_reindex(self, *, kb: str, channel: str, user: str,
-                      response_url: str | None = None) -> int:
-        """Queue a reindex of ``kb``; raises AlreadyQueuedError if one is already waiting."""
+                      response_url: str | None = None, surface: str = "slack") -> int:
+        """Queue a reindex of ``kb`` that reports to ``user`` in ``channel`` of
+        ``surface``; raises AlreadyQueuedError if one is already waiting."""
         deferrer = self._app.configure_task(
             REINDEX_TASK, queue=QUEUE,
             # one waiting job per KB; running ones are serialized by the lock
@@ -83,7 +84,7 @@ class JobQueue:
         )
         try:
             job_id = deferrer.defer(kb=kb, channel=channel, user=user,
-                                    response_url=response_url)
+                                    response_url=response_url, surface=surface)
         except AlreadyEnqueued as exc:
             raise AlreadyQueuedError(kb) from exc
         log.info("reindex_deferred", kb=kb, job_id=job_id, user=user)
@@ -142,7 +143,7 @@ class _Throttle:
 
 
 def run_reindex_job(deps: JobDeps, *, kb: str, channel: str, user: str,
-                    response_url: str | None = None) -> str:
+                    response_url: str | None = None, surface: str = "slack") -> str:
     """The body of the reindex task: run it, report progress and the result to the admin.
 
     A failure is reported and re-raised, so the job is marked failed in the queue.
@@ -153,7 +154,7 @@ def run_reindex_job(deps: JobDeps, *, kb: str, channel: str, user: str,
     def tell(text: str) -> None:
         try:
             deps.notifier.notify(channel=channel, user=user, text=text,
-                                 response_url=response_url)
+                                 response_url=response_url, surface=surface)
         except Exception:  # a lost progress message must not fail the reindex
             bound.warning("reindex_notify_failed", exc_info=True)
 
@@ -186,9 +187,11 @@ def build_worker_app(database_url: str, deps: JobDeps) -> procrastinate.App:
         conninfo=database_url, min_size=1, max_size=4))
 
     @app.task(name=REINDEX_TASK, queue=QUEUE)
-    def reindex_kb(kb: str, channel: str, user: str, response_url: str | None = None) -> str:
+    def reindex_kb(kb: str, channel: str, user: str, response_url: str | None = None,
+                   surface: str = "slack") -> str:
+        # ``surface`` came with the core; jobs queued before it have none (Slack's)
         return run_reindex_job(deps, kb=kb, channel=channel, user=user,
-                               response_url=response_url)
+                               response_url=response_url, surface=surface)
 
     # Procrastinate's recipe for jobs whose worker died mid-run (no heartbeat for 30 s):
     # put them back in the queue. Safe for reindex, which switches generations atomically.

@@ -13,11 +13,12 @@ title or a word of the document.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import structlog
 
 if TYPE_CHECKING:
+    import psycopg
     from psycopg_pool import ConnectionPool
 
     from store.embedding import Embedder
@@ -48,3 +49,11 @@ def answer_hidden(pool: ConnectionPool, kb: str, query: str, principals: Sequenc
     if hidden:
         log.info("answer_hidden_by_access", kb=kb)
     return hidden is not None
+
+
+def groups_in_acls(conn: psycopg.Connection[Any]) -> tuple[str, ...]:
+    """The user-group ids (``group:<id>``) that the latest documents' access lists name."""
+    rows = conn.execute(
+        "SELECT DISTINCT substr(a, 7) FROM documents d, unnest(d.acl) a "
+        "WHERE d.is_latest AND a LIKE 'group:%%' ORDER BY 1").fetchall()
+    return tuple(str(r[0]) for r in rows)

@@ -15,13 +15,16 @@ def _configure(conn: psycopg.Connection) -> None:
     register_vector(conn)
 
 
-def open_pool(url: str, *, min_size: int = 1, max_size: int = 8) -> ConnectionPool:
-    """An autocommit pool with pgvector types registered; the schema is set up on first use.
+def open_pool(url: str, *, min_size: int = 1, max_size: int = 8,
+              migrate: bool = True) -> ConnectionPool:
+    """An autocommit pool with pgvector types registered; the schema is set up on first use
+    (``migrate=False``: left as it is, for a test of an upgrade).
 
     Callers open transactions explicitly (``with conn.transaction()``).
     """
-    with psycopg.connect(url, autocommit=True) as conn:
-        migrations.setup(conn)
+    if migrate:
+        with psycopg.connect(url, autocommit=True) as conn:
+            migrations.setup(conn)
     pool = ConnectionPool(
         url,
         min_size=min_size,

@@ -400,7 +400,77 @@ MIGRATIONS: list[str] = [
         created_at timestamptz NOT NULL DEFAULT now()
     );
     """,
+    # the conversation core: the Slack tables become every surface's (see
+    # store/conversations.py), renamed in place so a running deployment keeps its rows.
+    # Every row so far is Slack's; ids are the surface's own plus `surface`. The thread key
+    # (slack:team:channel:ts) is kept, so old threads keep their checkpoints. KBs become a
+    # list, as a conversation may be answered from several.
+    """
+    ALTER TABLE slack_events RENAME TO deliveries;
+    ALTER TABLE deliveries RENAME COLUMN event_id TO delivery_id;
+    ALTER TABLE deliveries ADD COLUMN surface text NOT NULL DEFAULT 'slack';
+    ALTER TABLE deliveries ALTER COLUMN surface DROP DEFAULT;
+    ALTER TABLE deliveries DROP CONSTRAINT slack_events_pkey;
+    ALTER TABLE deliveries ADD CONSTRAINT deliveries_pkey PRIMARY KEY (surface, delivery_id);
+    ALTER INDEX slack_events_received RENAME TO deliveries_received;
+
+    ALTER TABLE slack_turns RENAME TO turns;
+    ALTER SEQUENCE slack_turns_id_seq RENAME TO turns_id_seq;
+    ALTER TABLE turns RENAME CONSTRAINT slack_turns_pkey TO turns_pkey;
+    ALTER TABLE turns RENAME CONSTRAINT slack_turns_kind_check TO turns_kind_check;
+    ALTER TABLE turns RENAME CONSTRAINT slack_turns_state_check TO turns_state_check;
+    ALTER TABLE turns ADD COLUMN surface text NOT NULL DEFAULT 'slack';
+    ALTER TABLE turns ALTER COLUMN surface DROP DEFAULT;
+    ALTER TABLE turns RENAME COLUMN team TO workspace;
+    ALTER TABLE turns RENAME COLUMN channel TO conversation;
+    ALTER TABLE turns RENAME COLUMN message_ts TO message_id;
+    ALTER TABLE turns RENAME COLUMN thread_ts TO thread;
+    ALTER TABLE turns RENAME COLUMN user_id TO asker;
+    ALTER TABLE turns RENAME COLUMN event_id TO delivery_id;
+    ALTER TABLE turns RENAME COLUMN status_ts TO status_id;
+    ALTER TABLE turns ALTER COLUMN kb TYPE text[] USING ARRAY[kb];
+    ALTER TABLE turns RENAME COLUMN kb TO kbs;
+    -- the surface's routing data for this thread (Teams: serviceUrl); never a secret
+    ALTER TABLE turns ADD COLUMN address jsonb NOT NULL DEFAULT '{}';
+    ALTER TABLE turns DROP CONSTRAINT slack_turns_channel_message_ts_key;
+    ALTER TABLE turns ADD CONSTRAINT turns_message_key UNIQUE (surface, conversation, message_id);
+    ALTER INDEX slack_turns_open RENAME TO turns_open;
+
+    ALTER TABLE slack_workers RENAME TO workers;
+    ALTER TABLE workers RENAME CONSTRAINT slack_workers_pkey TO workers_pkey;
+
+    ALTER TABLE slack_threads RENAME TO threads;
+    ALTER TABLE threads ADD COLUMN surface text NOT NULL DEFAULT 'slack';
+    ALTER TABLE threads ALTER COLUMN surface DROP DEFAULT;
+    ALTER TABLE threads RENAME COLUMN team TO workspace;
+    ALTER TABLE threads RENAME COLUMN channel TO conversation;
+    ALTER TABLE threads RENAME COLUMN thread_ts TO thread;
+    ALTER TABLE threads ALTER COLUMN kb TYPE text[] USING ARRAY[kb];
+    ALTER TABLE threads RENAME COLUMN kb TO kbs;
+    ALTER TABLE threads DROP CONSTRAINT slack_threads_pkey;
+    ALTER TABLE threads ADD CONSTRAINT threads_pkey PRIMARY KEY (surface, conversation, thread);
+
+    ALTER TABLE slack_bot_messages RENAME TO bot_messages;
+    ALTER TABLE bot_messages ADD COLUMN surface text NOT NULL DEFAULT 'slack';
+    ALTER TABLE bot_messages ALTER COLUMN surface DROP DEFAULT;
+    ALTER TABLE bot_messages RENAME COLUMN channel TO conversation;
+    ALTER TABLE bot_messages RENAME COLUMN ts TO message_id;
+    ALTER TABLE bot_messages ALTER COLUMN kb TYPE text[] USING
+        CASE WHEN kb IS NULL THEN '{}'::text[] ELSE ARRAY[kb] END;
+    ALTER TABLE bot_messages RENAME COLUMN kb TO kbs;
+    ALTER TABLE bot_messages ALTER COLUMN kbs SET DEFAULT '{}';
+    ALTER TABLE bot_messages ALTER COLUMN kbs SET NOT NULL;
+    ALTER TABLE bot_messages DROP CONSTRAINT slack_bot_messages_pkey;
+    ALTER TABLE bot_messages ADD CONSTRAINT bot_messages_pkey
+        PRIMARY KEY (surface, conversation, message_id);
+    ALTER TABLE bot_messages RENAME CONSTRAINT slack_bot_messages_turn_id_fkey
+        TO bot_messages_turn_id_fkey;
+    ALTER INDEX slack_bot_messages_trace RENAME TO bot_messages_trace;
+    """,
 ]
+
+# The first schema version with the surface-neutral conversation tables.
+CONVERSATION_TABLES = len(MIGRATIONS) - 1
 
 
 def current_version(conn: psycopg.Connection) -> int:
@@ -413,17 +483,19 @@ def current_version(conn: psycopg.Connection) -> int:
     return int(row[0]) if row else -1
 
 
-def setup(conn: psycopg.Connection) -> int:
-    """Apply pending migrations; return the schema version. ``conn`` must be autocommit."""
+def setup(conn: psycopg.Connection, *, until: int | None = None) -> int:
+    """Apply pending migrations (up to version ``until``, default all); return the schema
+    version. ``conn`` must be autocommit."""
     with conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(%s)", [_SETUP_LOCK])
         conn.execute("CREATE TABLE IF NOT EXISTS ragbot_migrations (v integer PRIMARY KEY)")
     version = current_version(conn)
-    for v in range(version + 1, len(MIGRATIONS)):
+    last = len(MIGRATIONS) - 1 if until is None else min(until, len(MIGRATIONS) - 1)
+    for v in range(version + 1, last + 1):
         with conn.transaction():
             conn.execute("SELECT pg_advisory_xact_lock(%s)", [_SETUP_LOCK])
             if conn.execute("SELECT 1 FROM ragbot_migrations WHERE v = %s", [v]).fetchone():
                 continue
             conn.execute(MIGRATIONS[v])
             conn.execute("INSERT INTO ragbot_migrations (v) VALUES (%s)", [v])
-    return len(MIGRATIONS) - 1
+    return max(last, version)

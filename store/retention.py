@@ -3,12 +3,12 @@
 
 Expired, in one transaction:
 
-- finished turns (``slack_turns`` done/failed: they hold the question text);
+- finished turns (``turns`` done/failed: they hold the question text);
 - agent traces (question, answer, every node's snapshot);
 - conversation memory (LangGraph checkpoint tables) of threads whose last checkpoint is
   older than the cutoff and that got no feedback vote: a vote keeps the thread it judged;
   the thread is marked ``context_expired_at`` so its next turn tells the asker;
-- event dedup rows (``slack_events``);
+- delivery dedup rows (``deliveries``);
 - archived document versions.
 
 Feedback votes carry their own trace snapshot and are kept.
@@ -44,14 +44,14 @@ def prune_expired(conn: psycopg.Connection[Any], *, days: float) -> PruneReport:
     cutoff = {"days": days}
     with conn.transaction():
         turns = conn.execute(
-            "DELETE FROM slack_turns WHERE state IN ('done', 'failed') "
+            "DELETE FROM turns WHERE state IN ('done', 'failed') "
             "AND updated_at < now() - %(days)s * interval '1 day'", cutoff).rowcount
         traces = conn.execute(
             "DELETE FROM agent_traces WHERE created_at < now() - %(days)s * interval '1 day'",
             cutoff).rowcount
         conversations = _prune_checkpoints(conn, days)
         events = conn.execute(
-            "DELETE FROM slack_events WHERE received_at < now() - %(days)s * interval '1 day'",
+            "DELETE FROM deliveries WHERE received_at < now() - %(days)s * interval '1 day'",
             cutoff).rowcount
         versions = conn.execute(
             "DELETE FROM documents WHERE NOT is_latest "
@@ -72,7 +72,7 @@ def _prune_checkpoints(conn: psycopg.Connection[Any], days: float) -> int:
         HAVING max((checkpoint->>'ts')::timestamptz) < now() - %(days)s * interval '1 day'
         EXCEPT
         SELECT b.thread_key FROM feedback_votes v
-          JOIN slack_bot_messages b ON b.channel = v.channel AND b.ts = v.message_ts
+          JOIN bot_messages b ON b.conversation = v.channel AND b.message_id = v.message_ts
         EXCEPT
         SELECT trace->>'thread_id' FROM feedback_votes WHERE trace ? 'thread_id'
         """, {"days": days}).fetchall()]
@@ -82,7 +82,7 @@ def _prune_checkpoints(conn: psycopg.Connection[Any], days: float) -> int:
     # commits with the rest of the prune.
     for table in _CHECKPOINT_TABLES:
         conn.execute(f"DELETE FROM {table} WHERE thread_id = ANY(%s)", [expired])
-    conn.execute("UPDATE slack_threads SET context_expired_at = now() "
+    conn.execute("UPDATE threads SET context_expired_at = now() "
                  "WHERE thread_key = ANY(%s)", [expired])
     return len(expired)
 
@@ -110,11 +110,12 @@ def scrub_document_from_traces(conn: psycopg.Connection[Any], kb_id: int,
     return traces
 
 
-def take_expired_note(conn: psycopg.Connection[Any], channel: str, thread_ts: str) -> bool:
+def take_expired_note(conn: psycopg.Connection[Any], surface: str, conversation: str,
+                      thread: str) -> bool:
     """Whether this thread's memory expired since its last turn (and clear the mark, so
     the note is shown once)."""
     row = conn.execute(
-        "UPDATE slack_threads SET context_expired_at = NULL WHERE channel = %s "
-        "AND thread_ts = %s AND context_expired_at IS NOT NULL RETURNING 1",
-        [channel, thread_ts]).fetchone()
+        "UPDATE threads SET context_expired_at = NULL WHERE surface = %s "
+        "AND conversation = %s AND thread = %s AND context_expired_at IS NOT NULL RETURNING 1",
+        [surface, conversation, thread]).fetchone()
     return row is not None

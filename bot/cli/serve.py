@@ -45,11 +45,11 @@ def handle(args: argparse.Namespace, ctx: AppContext) -> int:  # noqa: PLR0915 (
 
     import structlog
 
+    from bot.conversations.worker import real_agent
     from bot.http.metrics import enable_multiprocess
     from bot.jobs import JobQueue
     from bot.slack.app import create_process_deps
     from bot.slack.service import SlackService
-    from bot.slack.worker import real_agent
     from store.db import open_pool
 
     log = structlog.get_logger("ragbot.serve")
@@ -98,7 +98,7 @@ def handle(args: argparse.Namespace, ctx: AppContext) -> int:  # noqa: PLR0915 (
     jobs = _start_job_process(settings, ctx.database_url)
     signal.signal(signal.SIGTERM, _interrupt)  # docker stop: finish in-flight turns
     log.info("serve_starting", mode="http" if http else "socket_mode", kb=deps.default_kb,
-             channel_kbs=len(deps.channel_kbs), workers=workers)
+             channel_kbs=len(deps.kbs.bindings), workers=workers)
     try:
         if http:
             service.start_http(args.host, args.port, background=False)
@@ -223,8 +223,8 @@ def _job_process(settings: Settings, database_url: str, log_level: str) -> None:
 
     from bot.cli import worker as worker_cli
     from bot.context import AppContext
+    from bot.conversations.worker import exit_with_parent
     from bot.logging_setup import configure_logging
-    from bot.slack.worker import exit_with_parent
 
     configure_logging(log_level, settings.log_format)
     exit_with_parent()

@@ -26,11 +26,11 @@ class _LogNotifier:
     """Without SLACK_BOT_TOKEN, job progress goes to the log only."""
 
     def notify(self, *, channel: str, user: str, text: str,
-               response_url: str | None = None) -> None:
+               response_url: str | None = None, surface: str = "slack") -> None:
         import structlog
 
-        structlog.get_logger("ragbot.jobs").info("job_message", channel=channel, user=user,
-                                                 text=text)
+        structlog.get_logger("ragbot.jobs").info("job_message", surface=surface,
+                                                 channel=channel, user=user, text=text)
 
 
 def handle(args: argparse.Namespace, ctx: AppContext) -> int:

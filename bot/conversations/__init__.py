@@ -1,23 +1,24 @@
 """The conversation core: what makes a good chat bot, for every chat surface.
 
-No surface's SDK is imported anywhere in this package (a test checks it). A surface (Slack
-in ``bot.slack``, Teams in ``bot.teams``) plugs in with three pieces:
+No surface's SDK is imported anywhere in this package (``tests/unit/test_import_rules.py``
+checks it). A surface (Slack in ``bot.slack``) plugs in with four pieces:
 
 1. Translate: its listener turns an event into an ``Inbound`` (``model``): the ``Place``
-   (surface, workspace, conversation, thread, plus routing data such as Teams'
-   ``serviceUrl``), message id, asker, text, delivery id and, when the event says it, the
-   conversation kind (public / private / direct / external-shared / group).
+   (surface, workspace, conversation, thread, plus routing data that must survive a
+   restart, such as Teams' ``serviceUrl``), message id, asker, text and delivery id.
 2. Implement the ``Surface`` port (``surface``): render status lines, answers, clarify
-   choices and notices into its own message type, and post / update / notify / show busy.
-   Access questions go through it too: the conversation's kind, the asker's groups, who is
-   an admin.
-3. Hand the ``Inbound`` to the core, which accepts it exactly once, journals the turn, runs
-   the agent on a worker, paces the status updates and posts the answer or an apology
-   through the port.
+   choices and notices into its own message type; post / update / notify one user / show
+   busy; answer the conversation's kind (public / private / direct / external-shared /
+   group), the asker's groups, and who is an admin.
+3. Build its deps as a ``ConversationDeps`` (``deps``; Slack's ``SlackDeps`` extends it
+   with its client), with a module-level ``WorkerConfig.deps_factory`` so worker
+   processes can build the same (``worker``).
+4. Call the core: ``turns.accept`` before the ack (None: a duplicate, drop it), then
+   ``TurnRunner.start`` after it; ``votes.record_vote`` for a vote;
+   ``commands.handle_command`` for an admin command. ``recovery.Maintenance`` (heartbeat,
+   orphan recovery) and the ``work`` pool run beside the listeners.
 
-User-facing words live in ``texts`` (Chinese and English), never in a surface.
-
-Modules: ``model`` (inbound model, access principals, KB binding), ``surface`` (the port),
-``texts``. The Slack turn machinery (accept-once, journal, workers, pacing, votes, admin
-commands) is being moved here from ``bot.slack``.
+The core then accepts each message exactly once, journals the turn (``store.conversations``),
+runs the agent on a worker, paces the status updates (``pacing``, ``live``) and posts the
+answer or an apology through the port. User-facing words live in ``texts``.
 """

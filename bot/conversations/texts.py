@@ -9,7 +9,7 @@ Wording that differs per surface (how to ask, how to vote) is a table per surfac
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 Lang = Literal["zh", "en"]
 
@@ -97,6 +97,85 @@ CLARIFY_EXPIRED = {
 SOURCES = {"zh": "来源", "en": "Sources"}
 
 CONTINUED = {"zh": "（续）", "en": "(continued)"}
+
+
+# ---------------------------------------------------------------- admin commands
+# (English: admins configure the bot in English; the command words are English too)
+
+HELP_TEXT = (
+    "*ragbot commands*\n"
+    "• `/ragbot status [kb]`: whether I am up; for admins also the documents, chunks, model "
+    "and sources of the knowledge bases, and any reindex in progress\n"
+    "• `/ragbot reindex [kb]` (admins): re-read and re-embed a knowledge base in the "
+    "background; questions keep being answered from the current index until it is done\n"
+    "• `/ragbot help`: this message\n"
+    "Ask questions by mentioning me in a channel or in a DM; react 👍 or 👎 to an answer "
+    "to tell me how it went."
+)
+
+
+def refusal_text(action: str) -> str:
+    """What a non-admin gets for an admin-only command."""
+    return (f":no_entry: `/ragbot {action}` is for ragbot admins only. "
+            "Ask an admin to run it, or to add your Slack user id to RAGBOT_ADMINS.")
+
+
+# What a non-admin's ``/ragbot status`` shows: knowledge base names, sizes and sources say
+# what restricted material exists, so they are for admins only.
+PUBLIC_STATUS = (":white_check_mark: ragbot is up and answering questions: mention me in a "
+                 "channel or send me a DM. Knowledge base details are shown to ragbot admins.")
+
+
+def reindex_ack_text(kb: str) -> str:
+    return (f":hourglass_flowing_sand: Reindex of `{kb}` requested. It runs in the background; "
+            "I'll post progress and the result here. Questions are answered from the current "
+            "index meanwhile.")
+
+
+def cache_text(stats: dict[str, Any] | None) -> str:
+    """The answer cache's hit rate in words ("answer cache 40% hits (12 of 30)")."""
+    if not stats or not stats.get("lookups"):
+        return "answer cache not used yet"
+    return (f"answer cache {stats['hits'] / stats['lookups']:.0%} hits "
+            f"({stats['hits']} of {stats['lookups']})")
+
+
+def status_text(kbs: list[dict[str, Any]], active: list[dict[str, Any]],
+                missing: str | None = None) -> str:
+    """The ``/ragbot status`` message from ``kb_status`` dicts and active reindex jobs."""
+    if missing:
+        return f"Knowledge base `{missing}` does not exist. " + (
+            "Known: " + ", ".join(f"`{k['name']}`" for k in kbs) if kbs else
+            "None exists yet: create one with `ragbot ingest PATH --kb NAME`.")
+    if not kbs:
+        return "No knowledge base yet: create one with `ragbot ingest PATH --kb NAME`."
+    running = {j["kb"]: j["status"] for j in active}
+    lines = ["*Knowledge bases*"]
+    for s in kbs:
+        state = {"doing": " — :arrows_counterclockwise: reindex running",
+                 "todo": " — :hourglass: reindex queued"}.get(running.get(s["name"], ""), "")
+        last = (s.get("last_ingest_at") or "never")[:19].replace("T", " ")
+        lines.append(f"• `{s['name']}`: {s['documents']} documents, {s['chunks']} chunks, "
+                     f"{s['embed_model']} ({s['embed_dim']}d), generation {s['generation']}, "
+                     f"last ingest {last}, {cache_text(s.get('answer_cache'))}{state}")
+    if not active:
+        lines.append("No reindex running.")
+    return "\n".join(lines)
+
+
+def command_failed_text(action: str, ref: str) -> str:
+    """The apology for a command that failed after its ack, with the log reference."""
+    return f"Sorry, `/ragbot {action}` failed. If you report it, mention reference `{ref}`."
+
+
+def no_such_kb_text(kb: str) -> str:
+    return (f"Knowledge base `{kb}` does not exist, so there is nothing to reindex. "
+            "See `/ragbot status` for the names.")
+
+
+def already_queued_text(kb: str) -> str:
+    return (f"A reindex of `{kb}` is already queued (its result goes to whoever asked "
+            "first); follow it with `/ragbot status`.")
 
 
 def pick(table: dict[Lang, str] | dict[str, str], lang: str, **values: object) -> str:

@@ -43,7 +43,7 @@ def enable_multiprocess(directory: Path) -> None:
 
 @runtime_checkable
 class WorkFigures(Protocol):
-    """Live figures of the turn work pool (``bot.slack.work.ProcessTurnWork``)."""
+    """Live figures of the turn work pool (``bot.conversations.work.ProcessTurnWork``)."""
 
     def depth(self) -> int: ...
 

@@ -11,10 +11,13 @@ from typing import TYPE_CHECKING, Any, Protocol
 import structlog
 from slack_sdk.errors import SlackApiError
 
-from bot.slack.translate import ConversationKind, kind_from_info
+from bot.slack.translate import kind_from_info
+from store.access import groups_in_acls
 
 if TYPE_CHECKING:
     from psycopg_pool import ConnectionPool
+
+    from bot.conversations.model import ConversationKind
 
 log = structlog.get_logger("ragbot.slack.access")
 
@@ -87,10 +90,7 @@ class GroupDirectory:
             if self._named and now - self._named[0] < self._ttl:
                 return self._named[1]
         with self._pool.connection() as conn:
-            rows = conn.execute(
-                "SELECT DISTINCT substr(a, 7) FROM documents d, unnest(d.acl) a "
-                "WHERE d.is_latest AND a LIKE 'group:%%' ORDER BY 1").fetchall()
-        named = tuple(str(r[0]) for r in rows)
+            named = groups_in_acls(conn)
         with self._lock:
             self._named = (now, named)
         return named

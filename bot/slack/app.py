@@ -11,21 +11,24 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from slack_bolt import App
 
+from bot.conversations.deps import kbs_from_settings
+from bot.conversations.executor import ContextThreadPoolExecutor
+from bot.conversations.pacing import SharedPacer
+from bot.conversations.work import ProcessTurnWork, ThreadTurnWork
+from bot.conversations.worker import AgentFactory, WorkerConfig, real_agent
 from bot.slack.access import ChannelDirectory, GroupDirectory
 from bot.slack.client import make_web_client
 from bot.slack.deps import AgentPort, SlackDeps
-from bot.slack.executor import ContextThreadPoolExecutor
 from bot.slack.listeners import register_all
-from bot.slack.status import SharedPacer
-from bot.slack.work import ProcessTurnWork, ThreadTurnWork
-from bot.slack.worker import AgentFactory, WorkerConfig, real_agent
+from bot.slack.surface import SlackSurface
 
 if TYPE_CHECKING:
     from psycopg_pool import ConnectionPool
     from slack_sdk import WebClient
 
+    from bot.conversations.pacing import Pacer
+    from bot.conversations.work import TurnWork
     from bot.settings import Settings
-    from bot.slack.work import TurnWork
 
 
 def make_instance_id() -> str:
@@ -45,18 +48,29 @@ def create_deps(settings: Settings, *, pool: ConnectionPool, agent: AgentPort | 
         settings = settings.model_copy(update={"default_kb": kb})
     token = settings.slack_bot_token.get_secret_value() if settings.slack_bot_token else None
     client = client or make_web_client(token, settings.slack_api_url)
+    groups = overrides.pop("groups", None) or GroupDirectory(client, pool)
+    surface = SlackSurface(client, ChannelDirectory(client), admins=settings.admins,
+                           link_hosts=settings.link_hosts, groups=groups)
     return SlackDeps(
         settings=settings,
         pool=pool,
         agent=agent,
         client=client,
-        directory=ChannelDirectory(client),
+        surface=surface,
+        slack=surface,
         instance_id=instance_id or make_instance_id(),
         work=ThreadTurnWork(work_workers) if work == "threads" else work,
-        default_kb=settings.default_kb,
-        channel_kbs=dict(settings.channel_kbs),
-        **{"groups": GroupDirectory(client, pool), **overrides},
+        kbs=kbs_from_settings(settings),
+        **overrides,
     )
+
+
+def worker_deps(settings: Settings, pool: ConnectionPool, agent: AgentPort, pacer: Pacer,
+                instance_id: str) -> SlackDeps:
+    """The deps of a turn worker process (``WorkerConfig.deps_factory``): its own Slack
+    client, no work pool of its own."""
+    return create_deps(settings, pool=pool, agent=agent, pacer=pacer,
+                       instance_id=instance_id, work=None)
 
 
 def create_process_deps(settings: Settings, *, pool: ConnectionPool, database_url: str,
@@ -72,7 +86,8 @@ def create_process_deps(settings: Settings, *, pool: ConnectionPool, database_ur
     pacer = overrides.pop("pacer", None) or SharedPacer()
     me = make_instance_id()
     config = WorkerConfig(settings=settings, database_url=database_url, instance_id=me,
-                          pacer=pacer, agent_factory=agent_factory,
+                          pacer=pacer, deps_factory=worker_deps,
+                          agent_factory=agent_factory,
                           log_level=logging.getLevelName(root.getEffectiveLevel()),
                           log_format=settings.log_format)
     return create_deps(settings, pool=pool, agent=None, pacer=pacer, instance_id=me,

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 import structlog
 
+from bot.conversations.recovery import Maintenance
 from bot.slack.app import build_app
-from bot.slack.recovery import Maintenance
 
 if TYPE_CHECKING:
     from slack_bolt import App

@@ -8,17 +8,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
-from store.types import principals_for
+from bot.conversations.model import MAX_QUESTION_CHARS, ConversationKind, Inbound, Place
 
-MAX_QUESTION_CHARS = 4000
+SURFACE = "slack"
 
 # Message subtypes that are a person writing something new. Everything else (edits,
 # deletions, joins, bot messages, channel topic changes...) is not a question.
 _QUESTION_SUBTYPES = {None, "file_share", "thread_broadcast"}
-
-ConversationKind = Literal["public", "private", "mpim", "dm", "external"]
 
 _MENTION = re.compile(r"<@([UW][A-Z0-9]+)(?:\|[^>]*)?>")
 _CHANNEL = re.compile(r"<#([CG][A-Z0-9]+)(?:\|([^>]*))?>")
@@ -42,13 +40,18 @@ class Incoming:
     is_reply: bool  # the message was posted inside an existing thread
 
     @property
+    def place(self) -> Place:
+        """The thread the answer goes to, in the core's terms."""
+        return Place(SURFACE, self.team, self.channel, self.thread_ts)
+
+    @property
     def thread_key(self) -> str:
-        return thread_key(self.team, self.channel, self.thread_ts)
+        return self.place.thread_key
 
-
-def thread_key(team: str, channel: str, thread_ts: str) -> str:
-    """The conversation id shared by every turn of a Slack thread."""
-    return f"slack:{team}:{channel}:{thread_ts}"
+    def inbound(self, delivery_id: str | None = None) -> Inbound:
+        """The core's ``Inbound`` for this message."""
+        return Inbound(place=self.place, message_id=self.message_ts, asker=self.user,
+                       text=self.text, truncated=self.truncated, delivery_id=delivery_id)
 
 
 def ignore_reason(event: dict[str, Any], bot_user_id: str | None,
@@ -119,22 +122,12 @@ def kind_from_info(info: dict[str, Any]) -> ConversationKind:
     restricted documents, whatever else it is.
     """
     if info.get("is_ext_shared") or info.get("is_pending_ext_shared"):
-        return "external"
+        return "external-shared"
     if info.get("is_im"):
-        return "dm"
+        return "direct"
     if info.get("is_mpim"):
-        return "mpim"
+        return "group"
     if info.get("is_private") or info.get("is_group"):
         return "private"
     return "public"
 
-
-def principals(kind: ConversationKind, *, channel: str, user: str,
-               groups: tuple[str, ...] = ()) -> tuple[str, ...]:
-    """What the asker may read here. The answer is visible to everyone in the
-    conversation, so the conversation, not only the asker, bounds it."""
-    if kind in ("public", "external"):
-        return principals_for(public_only=True)
-    if kind in ("private", "mpim"):
-        return principals_for(channel=channel)
-    return principals_for(user=user, groups=groups)

@@ -22,9 +22,9 @@ OLD, RECENT = "now() - interval '120 days'", "now() - interval '5 days'"
 
 def _turn(conn: psycopg.Connection[Any], ts: str, state: str, age: str) -> None:
     conn.execute(
-        "INSERT INTO slack_turns (team, channel, message_ts, thread_ts, thread_key, user_id, "
-        "kind, text, kb, state, owner, updated_at) VALUES ('T1', 'C1', %s, %s, %s, 'U1', "
-        f"'ask', 'which vendor owns the pager rota?', 'kb', %s, 'i1', {age})",
+        "INSERT INTO turns (surface, workspace, conversation, message_id, thread, thread_key, "
+        "asker, kind, text, kbs, state, owner, updated_at) VALUES ('slack', 'T1', 'C1', %s, "
+        f"%s, %s, 'U1', 'ask', 'which vendor owns the pager rota?', '{{kb}}', %s, 'i1', {age})",
         [ts, ts, f"T1:C1:{ts}", state])
 
 
@@ -67,14 +67,15 @@ def test_prune_deletes_only_what_is_past_retention(pool: ConnectionPool, db_url:
         _checkpoint(conn, "T1:C1:9.2", 200)  # idle but voted on: kept
         _checkpoint(conn, "T1:C1:9.3", 3)  # recent: kept
         for ts in ("9.1", "9.2"):
-            conn.execute("INSERT INTO slack_threads (channel, thread_ts, team, thread_key, kb) "
-                         "VALUES ('C1', %s, 'T1', %s, 'kb')", [ts, f"T1:C1:{ts}"])
-        conn.execute("INSERT INTO slack_bot_messages (channel, ts, trace_id, thread_key) "
-                     "VALUES ('C1', '9.25', 'gone-trace', 'T1:C1:9.2')")
+            conn.execute("INSERT INTO threads (surface, conversation, thread, workspace, "
+                         "thread_key, kbs) VALUES ('slack', 'C1', %s, 'T1', %s, '{kb}')",
+                         [ts, f"T1:C1:{ts}"])
+        conn.execute("INSERT INTO bot_messages (surface, conversation, message_id, trace_id, "
+                     "thread_key) VALUES ('slack', 'C1', '9.25', 'gone-trace', 'T1:C1:9.2')")
         conn.execute("INSERT INTO feedback_votes (channel, message_ts, user_id, vote, trace_id) "
                      "VALUES ('C1', '9.25', 'U2', 1, 'gone-trace')")
-        conn.execute(f"INSERT INTO slack_events (event_id, received_at) VALUES "
-                     f"('Ev-old', {OLD}), ('Ev-new', {RECENT})")
+        conn.execute(f"INSERT INTO deliveries (surface, delivery_id, received_at) VALUES "
+                     f"('slack', 'Ev-old', {OLD}), ('slack', 'Ev-new', {RECENT})")
         kb = conn.execute("INSERT INTO knowledge_bases (name, embed_model, embed_dim) "
                           "VALUES ('kb', 'm', 3) RETURNING id").fetchone()
         assert kb is not None
@@ -88,7 +89,7 @@ def test_prune_deletes_only_what_is_past_retention(pool: ConnectionPool, db_url:
 
         assert report.to_json() == {"turns": 2, "traces": 1, "conversations": 1,
                                     "dedup_events": 1, "document_versions": 1}
-        assert _count(conn, "SELECT count(*) FROM slack_turns") == 2
+        assert _count(conn, "SELECT count(*) FROM turns") == 2
         assert get_trace(conn, "old-trace") is None
         assert get_trace(conn, "new-trace") is not None
         threads = [r[0] for r in conn.execute(
@@ -96,10 +97,10 @@ def test_prune_deletes_only_what_is_past_retention(pool: ConnectionPool, db_url:
         assert threads == ["T1:C1:9.2", "T1:C1:9.3"]
         assert _count(conn, "SELECT count(*) FROM checkpoint_blobs "
                             "WHERE thread_id = 'T1:C1:9.1'") == 0
-        expired = conn.execute("SELECT thread_ts FROM slack_threads "
+        expired = conn.execute("SELECT thread FROM threads "
                                "WHERE context_expired_at IS NOT NULL").fetchall()
         assert expired == [("9.1",)]
-        assert _count(conn, "SELECT count(*) FROM slack_events") == 1
+        assert _count(conn, "SELECT count(*) FROM deliveries") == 1
         assert [r[0] for r in conn.execute(
             "SELECT version FROM documents ORDER BY version").fetchall()] == [2, 3]
         # a second run finds nothing more

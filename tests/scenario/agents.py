@@ -79,7 +79,7 @@ class SlowStages:
 
 
 # ---------------------------------------------------------------- worker-process faults
-# Agent factories for ``bot.slack.worker.WorkerConfig.agent_factory``: module-level, so a
+# Agent factories for ``bot.conversations.worker.WorkerConfig.agent_factory``: module-level, so a
 # ``functools.partial`` of one pickles into the worker process.
 
 class _KillsItsProcess:
@@ -113,14 +113,14 @@ class _KillsItsProcess:
 def dies_once(marker: str, pool: Any, embedder: Any, settings: Any) -> Any:
     """The first turn (across every worker, via the ``marker`` file) kills its worker;
     later turns are answered by the real agent."""
-    from bot.slack.worker import real_agent
+    from bot.conversations.worker import real_agent
 
     return _KillsItsProcess(real_agent(pool, embedder, settings), Path(marker))
 
 
 def always_dies(pool: Any, embedder: Any, settings: Any) -> Any:
     """Every turn kills its worker."""
-    from bot.slack.worker import real_agent
+    from bot.conversations.worker import real_agent
 
     return _KillsItsProcess(real_agent(pool, embedder, settings), None)
 
@@ -128,7 +128,7 @@ def always_dies(pool: Any, embedder: Any, settings: Any) -> Any:
 def slow_search(delay_s: float, pool: Any, embedder: Any, settings: Any) -> Any:
     """The real agent (its deadline from ``settings``) whose query embeddings each take
     ``delay_s``."""
-    from bot.slack.worker import real_agent
+    from bot.conversations.worker import real_agent
     from tests.fakes.slow_embedder import SlowQueryEmbedder
 
     return real_agent(pool, SlowQueryEmbedder(embedder, delay_s), settings)

@@ -122,11 +122,11 @@ class Bot:
 
     def wait_done(self, channel: str, message_ts: str, timeout: float = 60.0) -> Any:
         """Block until the turn for (channel, message_ts) is finished; return it."""
-        from store import slack_state
+        from store import conversations as journal
 
         def done(_: FakeSlack) -> Any:
             with self.deps.pool.connection() as conn:
-                turns = slack_state.turns_for_message(conn, channel, message_ts)
+                turns = journal.turns_for_message(conn, "slack", channel, message_ts)
             return next((t for t in turns if t.state in ("done", "failed")), None)
 
         return _poll(done, self.fake, timeout)
@@ -175,9 +175,9 @@ class _Factory:
     def __call__(self, agent: Any = None, *, pacer_interval: float = 0.25,
                  settings: dict[str, Any] | None = None, **overrides: Any) -> Bot:
         from agent.api import build_agent
+        from bot.conversations.pacing import ThreadPacer
         from bot.slack.app import create_deps
         from bot.slack.service import SlackService
-        from bot.slack.status import ThreadPacer
 
         settings = self._settings(**(settings or {}))
         own_agent = agent is None
@@ -199,10 +199,10 @@ class _Factory:
         """A bot as ``ragbot serve`` runs it: agent turns in ``workers`` worker processes,
         each building its own agent with ``agent_factory`` (a picklable callable;
         default: the real agent)."""
+        from bot.conversations.pacing import SharedPacer
+        from bot.conversations.worker import real_agent
         from bot.slack.app import create_process_deps
         from bot.slack.service import SlackService
-        from bot.slack.status import SharedPacer
-        from bot.slack.worker import real_agent
 
         overrides.setdefault("heartbeat_s", 0.2)
         overrides.setdefault("stale_after_s", 1.0)

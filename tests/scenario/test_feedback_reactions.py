@@ -29,7 +29,8 @@ def ask(bot: Bot, text: str, *, thread_ts: str | None = None) -> tuple[str, str]
     root = thread_ts or event["ts"]
     with bot.deps.pool.connection() as conn:
         rows = conn.execute(
-            "SELECT ts FROM slack_bot_messages WHERE channel = %s AND turn_id = %s ORDER BY ts",
+            "SELECT message_id FROM bot_messages WHERE conversation = %s AND turn_id = %s "
+            "ORDER BY message_id",
             [PUBLIC, turn.id]).fetchall()
     assert rows, "the answer was not recorded as a bot message"
     assert {m["ts"] for m in bot.answers(PUBLIC, root)} >= {rows[0][0]}

@@ -17,7 +17,7 @@ pytestmark = [pytest.mark.scenario, pytest.mark.db, pytest.mark.model]
 def _answer(bot: Bot, channel: str, ts: str) -> str:
     turn = bot.wait_done(channel, ts)
     assert turn.state == "done"
-    msg = bot.fake.message(channel, turn.status_ts)
+    msg = bot.fake.message(channel, turn.status_id)
     assert msg is not None
     return block_text(msg)
 
@@ -91,7 +91,7 @@ def test_status_message_comes_first_and_updates_at_most_once_a_second(make_bot) 
     delivered = bot.sender.event(event)
     turn = bot.wait_done(PUBLIC, event["ts"])
     writes = [c for c in bot.fake.ok_calls("chat.postMessage") + bot.fake.ok_calls("chat.update")
-              if c.body.get("ts", turn.status_ts) == turn.status_ts]
+              if c.body.get("ts", turn.status_id) == turn.status_id]
     writes.sort(key=lambda c: c.at)
     first = writes[0]
     assert first.method == "chat.postMessage"
@@ -100,4 +100,4 @@ def test_status_message_comes_first_and_updates_at_most_once_a_second(make_bot) 
     gaps = [b.at - a.at for a, b in itertools.pairwise(writes)]
     assert min(gaps) >= 1.0, gaps
     assert delivered.elapsed_s < 1.0
-    assert "Drift" in block_text(bot.fake.message(PUBLIC, turn.status_ts) or {})
+    assert "Drift" in block_text(bot.fake.message(PUBLIC, turn.status_id) or {})

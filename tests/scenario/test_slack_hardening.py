@@ -21,7 +21,7 @@ def test_edits_are_not_parsed_and_sources_show_titles_not_paths(bot: Bot) -> Non
     updates = bot.fake.ok_calls("chat.update")
     assert updates
     assert {c.body.get("parse") for c in updates} == {"none"}
-    answer = block_text(bot.fake.message(PUBLIC, turn.status_ts) or {})
+    answer = block_text(bot.fake.message(PUBLIC, turn.status_id) or {})
     assert "] Production Deploy Procedure" in answer
     assert ".md" not in answer
 
@@ -45,7 +45,7 @@ def _fail_next_updates_to_failed(pool: ConnectionPool, times: int) -> None:
                 END IF;
                 RETURN NEW;
             END $$""")
-        conn.execute("CREATE TRIGGER fail_mark BEFORE UPDATE ON slack_turns "
+        conn.execute("CREATE TRIGGER fail_mark BEFORE UPDATE ON turns "
                      "FOR EACH ROW EXECUTE FUNCTION fail_mark()")
 
 
@@ -57,6 +57,6 @@ def test_database_error_while_failing_a_turn_still_marks_it_failed(
     bot.sender.event(event)
     turn = bot.wait_done(PUBLIC, event["ts"], timeout=30)
     assert turn.state == "failed"
-    apology = block_text(bot.fake.message(PUBLIC, turn.status_ts) or {})
+    apology = block_text(bot.fake.message(PUBLIC, turn.status_id) or {})
     assert turn.trace_id in apology
     assert ExplodingAgent.SECRET not in apology

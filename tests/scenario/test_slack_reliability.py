@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from store import slack_state
+from store import conversations as journal
 from tests.scenario.agents import BlockingAgent, ExplodingAgent
 from tests.scenario.conftest import PUBLIC, Bot, block_text
 
@@ -50,7 +50,7 @@ def test_app_mention_and_message_double_delivery_posts_one_answer(bot: Bot) -> N
     time.sleep(0.3)
     assert len(_bot_posts(bot, first["ts"])) == 2  # one per question
     with bot.deps.pool.connection() as conn:
-        assert len(slack_state.turns_for_message(conn, PUBLIC, ts)) == 1
+        assert len(journal.turns_for_message(conn, "slack", PUBLIC, ts)) == 1
 
 
 def test_two_replicas_answer_a_redelivered_event_once(make_bot) -> None:  # type: ignore[no-untyped-def]
@@ -85,7 +85,7 @@ def test_ack_comes_before_the_work(make_bot) -> None:  # type: ignore[no-untyped
         assert delivery.elapsed_s < 0.5
         assert agent.entered.wait(5)  # the answer is being worked on after the ack
         with bot.deps.pool.connection() as conn:
-            (turn,) = slack_state.turns_for_message(conn, PUBLIC, event["ts"])
+            (turn,) = journal.turns_for_message(conn, "slack", PUBLIC, event["ts"])
         assert turn.state == "running"
     finally:
         bot.service.maintenance.stop(retire=False)
@@ -113,7 +113,7 @@ def test_own_bot_edited_deleted_and_hidden_messages_are_ignored(bot: Bot) -> Non
     bot.wait_done(dm, real["ts"])
     assert len(bot.fake.ok_calls("chat.postMessage")) == 1
     with bot.deps.pool.connection() as conn:
-        assert conn.execute("SELECT count(*) FROM slack_turns").fetchone() == (1,)
+        assert conn.execute("SELECT count(*) FROM turns").fetchone() == (1,)
 
 
 def test_empty_mention_gets_help_without_asking_the_agent(make_bot) -> None:  # type: ignore[no-untyped-def]
@@ -133,7 +133,7 @@ def test_long_message_is_cut_with_a_note(bot: Bot) -> None:
     turn = bot.wait_done(PUBLIC, event["ts"])
     assert len(turn.text) == 4000
     assert turn.truncated
-    answer = block_text(bot.fake.message(PUBLIC, turn.status_ts) or {})
+    answer = block_text(bot.fake.message(PUBLIC, turn.status_id) or {})
     assert "4,000" in answer
 
 
@@ -147,12 +147,12 @@ def test_failure_shows_apology_with_trace_id_never_the_exception(make_bot) -> No
         bot.sender.event(event)
         turn = bot.wait_done(PUBLIC, event["ts"])
     assert turn.state == "failed"
-    shown = block_text(bot.fake.message(PUBLIC, turn.status_ts) or {})
+    shown = block_text(bot.fake.message(PUBLIC, turn.status_id) or {})
     assert turn.trace_id
     assert turn.trace_id in shown
     assert "hunter2" not in shown
     assert "RuntimeError" not in shown
-    failed = [e for e in logs if e["event"] == "slack_turn_failed"]
+    failed = [e for e in logs if e["event"] == "turn_failed"]
     # logged from the worker thread with the request's bound context
     assert failed
     assert failed[0]["trace_id"] == turn.trace_id
@@ -168,7 +168,7 @@ def test_rate_limited_post_is_retried_after_retry_after(bot: Bot) -> None:
     posts = bot.fake.calls("chat.postMessage")
     assert [c.status for c in posts] == [429, 200]
     assert posts[1].at - posts[0].at >= 1.0
-    assert "Drift" in block_text(bot.fake.message(PUBLIC, turn.status_ts) or {})
+    assert "Drift" in block_text(bot.fake.message(PUBLIC, turn.status_id) or {})
 
 
 def _crash_midway(make_bot) -> tuple[Bot, BlockingAgent, dict]:  # type: ignore[no-untyped-def,type-arg]
@@ -193,7 +193,7 @@ def test_turn_cut_by_a_crash_is_answered_after_restart(make_bot) -> None:  # typ
         assert turn.owner == restarted.deps.instance_id
         # the same status message became the answer: still one message in the thread
         assert len(_bot_posts(restarted, event["ts"])) == 1
-        assert "Drift" in block_text(restarted.fake.message(PUBLIC, turn.status_ts) or {})
+        assert "Drift" in block_text(restarted.fake.message(PUBLIC, turn.status_id) or {})
     finally:
         agent.release.set()
 
@@ -204,7 +204,7 @@ def test_turn_that_cannot_be_resumed_is_reported_with_its_trace_id(make_bot) -> 
         restarted = make_bot(max_attempts=1)  # already tried once: report, do not re-run
         turn = restarted.wait_done(PUBLIC, event["ts"], timeout=60)
         assert turn.state == "failed"
-        shown = block_text(restarted.fake.message(PUBLIC, turn.status_ts) or {})
+        shown = block_text(restarted.fake.message(PUBLIC, turn.status_id) or {})
         assert "restarted" in shown
         assert turn.trace_id in shown
     finally:

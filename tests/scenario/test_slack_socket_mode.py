@@ -42,12 +42,12 @@ class SocketBot:
 
     def wait_done(self, ts: str, timeout: float = 60.0) -> Any:
         """The finished turn for the message ``ts`` in PUBLIC."""
-        from store import slack_state
+        from store import conversations as journal
 
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             with self.service.deps.pool.connection() as conn:
-                turns = slack_state.turns_for_message(conn, PUBLIC, ts)
+                turns = journal.turns_for_message(conn, "slack", PUBLIC, ts)
             done = next((t for t in turns if t.state in ("done", "failed")), None)
             if done:
                 return done
@@ -102,7 +102,7 @@ def test_mention_over_socket_mode_is_acked_and_answered_in_its_thread(
     assert posts[0].body["thread_ts"] == ts
     assert posts[0].token == "xoxb-scenario"  # noqa: S105
     status = block_text(posts[0].body)
-    answer = block_text(socket_bot.fake.message(PUBLIC, turn.status_ts) or {})
+    answer = block_text(socket_bot.fake.message(PUBLIC, turn.status_id) or {})
     assert status  # the "working on it" text, later replaced by the answer
     assert status != answer
     assert "Drift" in answer
@@ -121,12 +121,12 @@ def test_redelivered_envelope_with_the_same_event_id_is_answered_once(
     assert first["envelope_id"] != again["envelope_id"]
 
     # both were claimed (or refused) before their acks, so the journal is final here
-    from store import slack_state
+    from store import conversations as journal
 
     with socket_bot.service.deps.pool.connection() as conn:
-        assert len(slack_state.turns_for_message(conn, PUBLIC, ts)) == 1
+        assert len(journal.turns_for_message(conn, "slack", PUBLIC, ts)) == 1
     turn = socket_bot.wait_done(ts)
     assert turn.state == "done"
     posts = socket_bot.fake.ok_calls("chat.postMessage")
     assert [p.body["thread_ts"] for p in posts] == [ts]
-    assert "Drift" in block_text(socket_bot.fake.message(PUBLIC, turn.status_ts) or {})
+    assert "Drift" in block_text(socket_bot.fake.message(PUBLIC, turn.status_id) or {})

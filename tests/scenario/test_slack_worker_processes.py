@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from store import slack_state
+from store import conversations as journal
 from tests.scenario.agents import always_dies, dies_once, slow_search
 from tests.scenario.conftest import PUBLIC, Bot, block_text
 
@@ -36,17 +36,18 @@ def test_question_is_answered_by_a_worker_process_with_paced_status(make_bot) ->
     assert turn.state == "done"
     assert turn.attempts == 1
     (status,) = _bot_posts(bot, event["ts"])  # the status message became the answer
-    answer = block_text(bot.fake.message(PUBLIC, turn.status_ts) or {})
+    answer = block_text(bot.fake.message(PUBLIC, turn.status_id) or {})
     assert "Drift" in answer
     writes = sorted([status.at] + [c.at for c in bot.fake.ok_calls("chat.update")  # type: ignore[attr-defined]
-                                   if c.body.get("ts") == turn.status_ts])
+                                   if c.body.get("ts") == turn.status_id])
     assert len(writes) >= 2  # posted by this process, updated by the worker
     # one pacer across the processes: never two writes of the thread within the interval
     assert all(b - a >= 0.95 for a, b in itertools.pairwise(writes))
     with bot.deps.pool.connection() as conn:
         bot_messages = conn.execute(
-            "SELECT turn_id FROM slack_bot_messages WHERE channel = %s AND ts = %s",
-            [PUBLIC, turn.status_ts]).fetchall()
+            "SELECT turn_id FROM bot_messages WHERE surface = 'slack' AND conversation = %s "
+            "AND message_id = %s",
+            [PUBLIC, turn.status_id]).fetchall()
     assert bot_messages == [(turn.id,)]  # recorded by the worker: reactions find the trace
 
 
@@ -62,7 +63,7 @@ def test_turn_whose_worker_is_killed_is_answered_by_a_new_worker(  # type: ignor
     assert turn.attempts == 2
     assert turn.owner == bot.deps.instance_id  # this process lived on and kept it
     assert len(_bot_posts(bot, event["ts"])) == 1  # the same status message, now the answer
-    assert "Drift" in block_text(bot.fake.message(PUBLIC, turn.status_ts) or {})
+    assert "Drift" in block_text(bot.fake.message(PUBLIC, turn.status_id) or {})
     assert not pids_before & set(bot.deps.work.wait_ready())  # the dead worker was replaced
     # and the replacement answers the next question as usual
     again = bot.sender.mention(PUBLIC, "<@UBOT> How do I deploy to production?")
@@ -78,18 +79,18 @@ def test_turn_that_keeps_killing_its_worker_is_reported_with_its_trace_id(  # ty
     turn = bot.wait_done(PUBLIC, event["ts"], timeout=120)
     assert turn.state == "failed"
     assert turn.attempts == 2
-    shown = block_text(bot.fake.message(PUBLIC, turn.status_ts) or {})
+    shown = block_text(bot.fake.message(PUBLIC, turn.status_id) or {})
     assert "restarted" in shown
     assert turn.trace_id in shown
     assert len(_bot_posts(bot, event["ts"])) == 1
     with bot.deps.pool.connection() as conn:
-        (journal,) = slack_state.turns_for_message(conn, PUBLIC, event["ts"])
-    assert journal.state == "failed"
+        (row,) = journal.turns_for_message(conn, "slack", PUBLIC, event["ts"])
+    assert row.state == "failed"
     assert os.getpid() not in bot.deps.work.wait_ready()
 
 
-def _apology_shown(bot: Bot, turn: slack_state.Turn) -> str:
-    shown = block_text(bot.fake.message(PUBLIC, turn.status_ts or "") or {})
+def _apology_shown(bot: Bot, turn: journal.Turn) -> str:
+    shown = block_text(bot.fake.message(PUBLIC, turn.status_id or "") or {})
     assert "Sorry, something went wrong" in shown
     assert turn.trace_id is not None
     assert turn.trace_id in shown

@@ -7,8 +7,17 @@ import threading
 import time
 from typing import Any
 
+from bot.conversations.live import LiveStatus
+from bot.conversations.model import Place
+from bot.conversations.pacing import ThreadPacer
 from bot.slack.blocks import Message
-from bot.slack.status import LiveStatus, ThreadPacer
+from bot.slack.surface import SlackSurface
+
+PLACE = Place("slack", "T", "C", "1.0")
+
+
+def _surface(client: RecordingClient) -> SlackSurface:
+    return SlackSurface(client, directory=None)  # type: ignore[arg-type]  # posts only
 
 
 class Clock:
@@ -51,8 +60,7 @@ class RecordingClient:
 
 def test_fast_stages_are_coalesced_and_writes_stay_a_slot_apart() -> None:
     client = RecordingClient()
-    status = LiveStatus(client, ThreadPacer(0.2), channel="C", thread_ts="1.0",  # type: ignore[arg-type]
-                        key="k")
+    status = LiveStatus(_surface(client), ThreadPacer(0.2), PLACE)
     status.post("thinking")
     for i in range(20):
         status.stage(f"stage {i}")
@@ -73,8 +81,7 @@ def test_fast_stages_are_coalesced_and_writes_stay_a_slot_apart() -> None:
 
 def test_stage_after_finish_is_dropped() -> None:
     client = RecordingClient()
-    status = LiveStatus(client, ThreadPacer(0.05), channel="C", thread_ts="1.0",  # type: ignore[arg-type]
-                        key="k")
+    status = LiveStatus(_surface(client), ThreadPacer(0.05), PLACE)
     status.post("thinking")
     status.finish([Message("answer", [])])
     status.stage("late")

@@ -59,19 +59,11 @@ def test_mentions_of_other_people_are_detected() -> None:
 @pytest.mark.parametrize(("info", "kind"), [
     ({"is_channel": True}, "public"),
     ({"is_private": True, "is_group": True}, "private"),
-    ({"is_im": True, "is_private": True}, "dm"),
-    ({"is_mpim": True, "is_private": True}, "mpim"),
-    ({"is_private": True, "is_ext_shared": True}, "external"),
-    ({"is_im": True, "is_ext_shared": True}, "external"),
+    ({"is_im": True, "is_private": True}, "direct"),
+    ({"is_mpim": True, "is_private": True}, "group"),
+    ({"is_private": True, "is_ext_shared": True}, "external-shared"),
+    ({"is_im": True, "is_ext_shared": True}, "external-shared"),
 ])
 def test_conversation_kind_checks_external_sharing_first(info: dict[str, bool],
                                                          kind: str) -> None:
     assert translate.kind_from_info(info) == kind
-
-
-def test_principals_follow_the_audience_of_the_conversation() -> None:
-    p = translate.principals
-    assert p("public", channel="C1", user="U1") == ("public",)
-    assert p("external", channel="C1", user="U1", groups=("G1",)) == ("public",)
-    assert p("private", channel="C1", user="U1") == ("public", "channel:C1")
-    assert p("dm", channel="D1", user="U1", groups=("G1",)) == ("public", "user:U1", "group:G1")

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
+from bot.conversations.pacing import SharedPacer
+from bot.conversations.work import ProcessTurnWork, ThreadTurnWork
 from bot.settings import Settings
-from bot.slack.status import SharedPacer
-from bot.slack.work import ProcessTurnWork, ThreadTurnWork
 
 
 def test_shared_pacer_spaces_one_threads_slots_and_leaves_others_free() -> None:
@@ -43,7 +43,7 @@ def test_shared_pacer_slots_taken_in_another_process_count_here() -> None:
 
 
 def _orphan_worker(pid_file: str) -> None:
-    from bot.slack.worker import exit_with_parent
+    from bot.conversations.worker import exit_with_parent
 
     exit_with_parent()
     Path(pid_file).write_text(str(os.getpid()))

@@ -19,4 +19,4 @@ def register_all(app: App, deps: SlackDeps) -> None:
     clarify.register(app, deps)
     feedback.register(app, deps)
     if deps.jobs is not None:
-        commands.register(app, deps)  # type: ignore[arg-type]  # jobs checked above
+        commands.register(app, deps)

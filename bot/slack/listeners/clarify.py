@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any
 import structlog
 from slack_bolt import Ack, App
 
+from bot.conversations.turns import TurnRunner, accept, lang_of
 from bot.slack import blocks, translate
-from bot.slack.turns import TurnRunner, accept, lang_of
 
 if TYPE_CHECKING:
     from bot.slack.deps import SlackDeps
@@ -37,7 +37,7 @@ def register(app: App, deps: SlackDeps) -> None:
             # replica) finds the turn claimed
             message_ts=f"{message_ts}:clarify", thread_ts=thread_ts, truncated=False,
             channel_type=None, mentioned=False, is_reply=True)
-        turn = accept(deps, q, kind="resume", event_id=None)
+        turn = accept(deps, q.inbound(), kind="resume")
         ack()
         if turn is None:
             log.info("clarify_duplicate_click", channel=channel, ts=message_ts)

@@ -1,7 +1,7 @@
 """Global middleware: an Events API delivery whose ``event_id`` was seen before (Slack's
 retries, ``X-Slack-Retry-Num``) is acknowledged and dropped, on any replica.
 
-Messages and mentions are checked in ``store.slack_state.claim_turn`` instead, together
+Messages and mentions are checked in ``store.conversations.claim_turn`` instead, together
 with the (channel, ts) check."""
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any
 import structlog
 from slack_bolt import App, BoltRequest, BoltResponse
 
-from store import slack_state
+from bot.slack.translate import SURFACE
+from store import conversations as journal
 
 if TYPE_CHECKING:
     from bot.slack.deps import SlackDeps
@@ -32,7 +33,7 @@ def register(app: App, deps: SlackDeps) -> None:
             event_id = None  # recorded with the question's claim, in the same statement
         if event_id:
             with deps.pool.connection() as conn:
-                first = slack_state.record_event(conn, str(event_id))
+                first = journal.record_delivery(conn, SURFACE, str(event_id))
             if not first:
                 retry = (req.headers.get("x-slack-retry-num") or [""])[0] or None
                 log.info("event_duplicate", event_id=event_id, retry_num=retry)

@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING, Any
 import structlog
 from slack_bolt import App, BoltContext, BoltResponse
 
+from bot.conversations.turns import TurnRunner, accept
 from bot.slack import translate
-from bot.slack.turns import TurnRunner, accept
-from store import slack_state
+from store import conversations as journal
 
 if TYPE_CHECKING:
     from bot.slack.deps import SlackDeps
@@ -34,7 +34,7 @@ def _addressed(deps: SlackDeps, event: dict[str, Any], q: translate.Incoming,
     if translate.mentions_other_user(str(event.get("text") or ""), bot_user_id):
         return False  # people talking to each other in the bot's thread
     with deps.pool.connection() as conn:
-        return slack_state.is_answered_thread(conn, q.channel, q.thread_ts)
+        return journal.is_answered_thread(conn, translate.SURFACE, q.channel, q.thread_ts)
 
 
 def register(app: App, deps: SlackDeps) -> None:
@@ -50,8 +50,9 @@ def register(app: App, deps: SlackDeps) -> None:
                                bot_user_id=context.bot_user_id)
         if not _addressed(deps, event, q, context.bot_user_id):
             return BoltResponse(status=200, body="")
-        turn = accept(deps, q, kind="ask" if q.text else "help",
-                      event_id=body.get("event_id"))
+        event_id = body.get("event_id")
+        turn = accept(deps, q.inbound(str(event_id) if event_id else None),
+                      kind="ask" if q.text else "help")
         if turn is None:  # the same message through another event, or a replica got it
             log.info("message_duplicate", channel=q.channel, ts=q.message_ts,
                      event_id=body.get("event_id"))

@@ -1,7 +1,8 @@
-"""Inside a turn worker process (see ``bot.slack.work.ProcessTurnWork``).
+"""Inside a turn worker process (see ``bot.conversations.work.ProcessTurnWork``).
 
 ``init_worker`` runs once when the process starts: it builds the process's own database
-pool, embedder, agent and Slack client from the picklable ``WorkerConfig`` and keeps the
+pool, embedder and agent from the picklable ``WorkerConfig``, then the surface's deps with
+its clients (``WorkerConfig.deps_factory``, the surface's own), and keeps the
 ``TurnRunner`` that ``run_turn`` uses for every turn after. The worker exits when the
 process that started it dies, so a turn is never answered twice (the journal hands it to
 the next process instead).
@@ -21,19 +22,24 @@ from typing import TYPE_CHECKING
 
 import structlog
 
+from bot.conversations.turns import TurnRunner
+
 if TYPE_CHECKING:
     from psycopg_pool import ConnectionPool
 
+    from bot.conversations.deps import AgentPort, ConversationDeps
+    from bot.conversations.pacing import SharedPacer
     from bot.settings import Settings
-    from bot.slack.deps import AgentPort
-    from bot.slack.status import SharedPacer
-    from bot.slack.turns import TurnRunner
+    from store.conversations import Turn
     from store.embedding import Embedder
-    from store.slack_state import Turn
 
-log = structlog.get_logger("ragbot.slack.worker")
+log = structlog.get_logger("ragbot.conversations.worker")
 
 AgentFactory = Callable[["ConnectionPool", "Embedder", "Settings"], "AgentPort"]
+# Builds a worker's deps (its surface's clients) once its agent exists: (settings, pool,
+# agent, pacer, owner instance id). A module-level function of the surface (it is pickled).
+DepsFactory = Callable[["Settings", "ConnectionPool", "AgentPort", "SharedPacer", str],
+                       "ConversationDeps"]
 
 
 def real_agent(pool: ConnectionPool, embedder: Embedder, settings: Settings) -> AgentPort:
@@ -54,10 +60,11 @@ class WorkerConfig:
     database_url: str
     instance_id: str  # the owning process, as named in the turn journal
     pacer: SharedPacer  # status writes are paced with the owning process
+    deps_factory: DepsFactory  # the surface's deps (e.g. bot.slack.app.worker_deps)
     agent_factory: AgentFactory = real_agent  # a module-level function (it is pickled)
     log_level: str = "INFO"
     log_format: str = "auto"
-    # Turns are batch work next to the acks owed to Slack: on a busy host the scheduler
+    # Turns are batch work next to the acks owed to the surfaces: on a busy host the scheduler
     # gives the request process the CPU first.
     niceness: int = 10
     pool_size: int = 6  # one turn at a time: thread lock, search, probe, journal
@@ -71,8 +78,6 @@ _RUNNER: dict[str, TurnRunner] = {}
 def init_worker(config: WorkerConfig) -> None:
     """Build this worker's dependencies (the process pool's initializer)."""
     from bot.logging_setup import configure_logging
-    from bot.slack.app import create_deps
-    from bot.slack.turns import TurnRunner
     from store.db import open_pool
     from store.embedding import load_embedder, serving_threads
 
@@ -93,8 +98,7 @@ def init_worker(config: WorkerConfig) -> None:
     warm_up = getattr(agent, "warm_up", None)
     if callable(warm_up):
         warm_up()
-    deps = create_deps(s, pool=pool, agent=agent, pacer=config.pacer,
-                       instance_id=config.instance_id, work=None)
+    deps = config.deps_factory(s, pool, agent, config.pacer, config.instance_id)
     _RUNNER["runner"] = TurnRunner(deps)
     log.info("turn_worker_ready", pid=os.getpid(), owner=config.instance_id)
 

@@ -14,20 +14,20 @@ from typing import TYPE_CHECKING
 
 import structlog
 
-from bot.slack.turns import TurnRunner
-from store import slack_state
+from bot.conversations.turns import TurnRunner
+from store import conversations as journal
 
 if TYPE_CHECKING:
-    from bot.slack.deps import SlackDeps
-    from store.slack_state import Turn
+    from bot.conversations.deps import ConversationDeps
+    from store.conversations import Turn
 
-log = structlog.get_logger("ragbot.slack.recovery")
+log = structlog.get_logger("ragbot.conversations.recovery")
 
 _PRUNE_EVERY = 360  # heartbeats between prunes of old event ids (an hour at 10 s)
 
 
 class Maintenance:
-    def __init__(self, deps: SlackDeps, runner: TurnRunner | None = None) -> None:
+    def __init__(self, deps: ConversationDeps, runner: TurnRunner | None = None) -> None:
         self.deps = deps
         self.runner = runner or TurnRunner(deps)
         self._stop = threading.Event()
@@ -35,13 +35,14 @@ class Maintenance:
 
     def beat(self) -> None:
         with self.deps.pool.connection() as conn:
-            slack_state.heartbeat(conn, self.deps.instance_id)
+            journal.heartbeat(conn, self.deps.instance_id)
 
     def recover_once(self) -> int:
         """Take over orphaned turns; returns how many were re-run or reported."""
         with self.deps.pool.connection() as conn:
-            orphans = slack_state.claim_orphans(conn, self.deps.instance_id,
-                                                stale_after_s=self.deps.stale_after_s)
+            orphans = journal.claim_orphans(conn, self.deps.instance_id,
+                                            stale_after_s=self.deps.stale_after_s,
+                                            surfaces=self.deps.surface_names)
         for turn in orphans:
             try:
                 self._rerun_or_report(turn, "turn_resumed_after_restart")
@@ -53,10 +54,10 @@ class Maintenance:
         """A worker process died under ``turn`` while this process lives on (so no sweep
         would find it): count the attempt, then re-run it or report it like an orphan."""
         with self.deps.pool.connection() as conn:
-            current = slack_state.count_attempt(conn, turn.id)
+            current = journal.count_attempt(conn, turn.id)
         if current is None:  # it finished after all
             return
-        current = replace(current, status_ts=current.status_ts or turn.status_ts,
+        current = replace(current, status_id=current.status_id or turn.status_id,
                           trace_id=current.trace_id or turn.trace_id)
         self._rerun_or_report(current, "turn_resumed_after_worker_died")
 
@@ -73,7 +74,7 @@ class Maintenance:
         beat and sweep every ``heartbeat_s`` in a background thread."""
         self.beat()
         self._thread = threading.Thread(target=self._loop, daemon=True,
-                                        name="slack-maintenance")
+                                        name="ragbot-maintenance")
         self._thread.start()
         return self
 
@@ -84,16 +85,16 @@ class Maintenance:
                 self.recover_once()
                 if ticks % _PRUNE_EVERY == 0:
                     with self.deps.pool.connection() as conn:
-                        slack_state.prune(conn)
+                        journal.prune(conn)
             except Exception:  # the database may be restarting; try again next tick
-                log.exception("slack_maintenance_failed")
+                log.exception("maintenance_failed")
             if self._stop.wait(self.deps.heartbeat_s):
                 return
             ticks += 1
             try:
                 self.beat()
             except Exception:
-                log.exception("slack_heartbeat_failed")
+                log.exception("heartbeat_failed")
 
     def stop(self, *, retire: bool = True) -> None:
         """Stop beating and (by default) retire: unfinished turns become orphans for other
@@ -106,6 +107,6 @@ class Maintenance:
             return
         try:
             with self.deps.pool.connection() as conn:
-                slack_state.retire(conn, self.deps.instance_id)
+                journal.retire(conn, self.deps.instance_id)
         except Exception:
-            log.exception("slack_retire_failed")
+            log.exception("retire_failed")

@@ -1,11 +1,12 @@
 """Where agent turns run: worker processes (``ragbot serve``), or threads of this process.
 
-The process that receives Slack's requests owes each an answer within milliseconds. Agent
-turns are CPU-bound Python (embedding, ranking, the graph); run in its threads they hold
-the interpreter lock that the request threads need for their acks (a burst of 50 events
-on 2 cores: ack p99 439 ms). ``ProcessTurnWork`` runs them in worker processes instead,
-each with its own database pool, embedder, agent and Slack client (``bot.slack.worker``),
-so this process only verifies, deduplicates, acknowledges and posts the first status line.
+The process that receives the surfaces' requests owes each an ack within milliseconds.
+Agent turns are CPU-bound Python (embedding, ranking, the graph); run in its threads they
+hold the interpreter lock that the request threads need for their acks (a burst of 50
+Slack events on 2 cores: ack p99 439 ms). ``ProcessTurnWork`` runs them in worker
+processes instead, each with its own database pool, embedder, agent and surface clients
+(``bot.conversations.worker``), so this process only verifies, deduplicates, acknowledges
+and posts the first status line.
 ``ThreadTurnWork`` keeps turns in this process, for tests that inject an agent object.
 """
 
@@ -25,15 +26,15 @@ from typing import TYPE_CHECKING, Protocol
 
 import structlog
 
-from bot.slack import worker
-from bot.slack.executor import ContextThreadPoolExecutor
+from bot.conversations import worker
+from bot.conversations.executor import ContextThreadPoolExecutor
 
 if TYPE_CHECKING:
-    from bot.slack.turns import TurnRunner
-    from bot.slack.worker import WorkerConfig
-    from store.slack_state import Turn
+    from bot.conversations.turns import TurnRunner
+    from bot.conversations.worker import WorkerConfig
+    from store.conversations import Turn
 
-log = structlog.get_logger("ragbot.slack.work")
+log = structlog.get_logger("ragbot.conversations.work")
 
 OnLost = Callable[["Turn"], None]
 
@@ -120,7 +121,7 @@ class ProcessTurnWork:
     Each worker is its own failure domain: when one dies (killed, out of memory, a crash in
     native code) only its turn is lost; it goes to ``on_lost`` (re-run once, else reported
     with its trace id, as after a restart) and the worker is replaced. When this process
-    dies, its workers exit too (``bot.slack.worker``) and the turn journal takes over.
+    dies, its workers exit too (``bot.conversations.worker``) and the turn journal takes over.
 
     A turn has ``RAGBOT_TURN_TIMEOUT_S``: the worker's agent stops it between steps and
     apologises. A worker still in the turn ``STOP_GRACE_S`` later (a step that never

@@ -1,0 +1,177 @@
+"""Admin commands (``reindex [kb]``, ``status [kb]``, ``help``), for every surface.
+
+Parsing is pure; ``handle_command`` runs one: the immediate reply goes to ``ack`` (Slack
+acknowledges a slash command with it; a surface without acks posts it), the admin check
+asks the surface, and work happens after the ack. Results go to the caller alone through
+``Surface.notify_user``; the reindex job reports back the same way from the job worker
+(``SurfaceNotifier``).
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+import structlog
+
+from bot.conversations import texts
+from bot.conversations.model import Place
+from bot.jobs import AlreadyQueuedError
+from store.kb import find_kb, kb_status, list_kbs
+
+if TYPE_CHECKING:
+    from psycopg_pool import ConnectionPool
+
+    from bot.conversations.surface import Surface
+    from bot.jobs import JobQueue
+    from bot.settings import Settings
+
+log = structlog.get_logger("ragbot.conversations.commands")
+
+Action = Literal["reindex", "status", "help"]
+_KB_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
+
+
+class CommandError(ValueError):
+    """The command text cannot be understood; the message says what to type instead."""
+
+
+@dataclass(frozen=True)
+class Command:
+    action: Action
+    kb: str | None = None
+
+    @property
+    def admin_only(self) -> bool:
+        return self.action == "reindex"
+
+
+def parse_command(text: str | None) -> Command:
+    """Parse the text after the command word. Empty text means help."""
+    words = (text or "").split()
+    if not words:
+        return Command("help")
+    action, args = words[0].lower(), words[1:]
+    if action not in ("reindex", "status", "help"):
+        raise CommandError(f"Unknown command `{words[0]}`. Try `/ragbot help`.")
+    if action == "help":
+        return Command("help")
+    if len(args) > 1:
+        raise CommandError(f"`/ragbot {action}` takes at most one knowledge base name, "
+                           f"e.g. `/ragbot {action} default`.")
+    kb = args[0] if args else None
+    if kb is not None and not _KB_NAME.match(kb):
+        raise CommandError(f"`{kb}` is not a knowledge base name (letters, digits, `_ . -`). "
+                           "See `/ragbot status` for the names.")
+    return Command(action, kb)  # type: ignore[arg-type]  # narrowed by the check above
+
+
+class CommandDeps(Protocol):
+    settings: Settings
+    pool: ConnectionPool
+    jobs: JobQueue | None
+
+    @property
+    def default_kb(self) -> str: ...
+
+
+Ack = Callable[[str | None], None]
+
+
+def handle_command(deps: CommandDeps, surface: Surface[Any], place: Place, *, user: str,
+                   text: str | None, ack: Ack) -> None:
+    """Run the command ``text`` that ``user`` sent in ``place``. ``ack`` gets the
+    immediate reply (None: nothing to say yet, the result follows)."""
+    bound = log.bind(surface=surface.name, user=user, conversation=place.conversation)
+    try:
+        cmd = parse_command(text)
+    except CommandError as exc:
+        ack(str(exc))
+        return
+    bound.info("command", action=cmd.action, kb=cmd.kb)
+    if cmd.action == "help":
+        ack(texts.HELP_TEXT)
+        return
+    admin = surface.is_admin(user)
+    if cmd.admin_only and not admin:
+        bound.info("command_refused", action=cmd.action)
+        ack(texts.refusal_text(cmd.action))
+        return
+    if cmd.action == "status" and not admin:
+        ack(texts.PUBLIC_STATUS)
+        return
+    kb = cmd.kb or deps.default_kb
+    ack(texts.reindex_ack_text(kb) if cmd.action == "reindex" else None)
+
+    def tell(message: str) -> None:
+        if not surface.notify_user(place, user, message):
+            bound.warning("command_reply_lost", action=cmd.action)
+
+    jobs = deps.jobs
+    # after the ack: a failure is logged with a reference and the user gets an apology
+    try:
+        if jobs is None:
+            _no_jobs()
+        elif cmd.action == "status":
+            kbs, missing = kb_statuses(deps.pool, cmd.kb)
+            tell(texts.status_text(kbs, jobs.active_reindexes(), missing))
+        else:
+            start_reindex(deps.pool, jobs, place, user=user,
+                          kb=kb, tell=tell)
+    except Exception:
+        ref = uuid.uuid4().hex
+        bound.exception("command_failed", action=cmd.action, trace_id=ref)
+        tell(texts.command_failed_text(cmd.action, ref))
+
+
+def _no_jobs() -> None:
+    raise RuntimeError("no job queue: admin commands are off in this process")
+
+
+def kb_statuses(pool: ConnectionPool,
+                kb: str | None) -> tuple[list[dict[str, Any]], str | None]:
+    """``kb_status`` of ``kb`` (or of every KB), and ``kb`` again when it does not exist."""
+    with pool.connection() as conn:
+        if kb is not None and find_kb(conn, kb) is None:
+            return [kb_status(conn, k.name) for k in list_kbs(conn)], kb
+        names = [kb] if kb else [k.name for k in list_kbs(conn)]
+        return [kb_status(conn, n) for n in names], None
+
+
+def start_reindex(pool: ConnectionPool, jobs: JobQueue, place: Place, *, user: str, kb: str,
+                  tell: Callable[[str], None]) -> None:
+    """Queue a reindex of ``kb`` whose job reports to ``user`` in ``place``."""
+    with pool.connection() as conn:
+        exists = find_kb(conn, kb) is not None
+    if not exists:
+        tell(texts.no_such_kb_text(kb))
+        return
+    try:
+        job_id = jobs.defer_reindex(kb=kb, channel=place.conversation, user=user,
+                                    response_url=place.address.get("response_url"),
+                                    surface=place.surface)
+    except AlreadyQueuedError:
+        tell(texts.already_queued_text(kb))
+        return
+    log.info("reindex_queued", kb=kb, job_id=job_id, user=user, surface=place.surface)
+
+
+class SurfaceNotifier:
+    """``bot.jobs.Notifier`` through the surfaces: a job's report reaches its admin on the
+    surface the command came from."""
+
+    def __init__(self, surfaces: Mapping[str, Surface[Any]]) -> None:
+        self.surfaces = dict(surfaces)
+
+    def notify(self, *, channel: str, user: str, text: str, response_url: str | None = None,
+               surface: str = "slack") -> None:
+        """Tell ``user`` alone; raises when it could not be delivered (the job logs it)."""
+        address = {"response_url": response_url} if response_url else {}
+        place = Place(surface, "", channel, "", address)
+        if surface not in self.surfaces:
+            raise LookupError(f"no surface {surface!r} in the job worker")
+        if not self.surfaces[surface].notify_user(place, user, text):
+            raise RuntimeError(f"could not tell the admin on {surface}")

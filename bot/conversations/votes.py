@@ -1,0 +1,97 @@
+"""Feedback votes on the bot's answers, for every surface: a user's 👍 or 👎 on one of the
+bot's messages is stored with the turn's whole trace; withdrawing it removes the vote; each
+user has one vote per answer, and each (user, vote) follows its latest event by the
+surface's own clock, so a redelivered or reordered older event changes nothing
+(``store.feedback.apply_reaction``).
+
+A surface translates its event (a Slack reaction, a Teams feedback action) into
+``record_vote``; votes on anything that is not one of the bot's answers are ignored.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, is_dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+import structlog
+
+from store.conversations import trace_for_message
+from store.feedback import DOWN, UP, ReactionOutcome, Vote, apply_reaction
+from store.traces import get_trace, recent_traces
+
+if TYPE_CHECKING:
+    from decimal import Decimal
+
+    from psycopg import Connection
+    from psycopg_pool import ConnectionPool
+
+    from bot.http.metrics import Metrics
+
+log = structlog.get_logger("ragbot.conversations.votes")
+
+__all__ = ["DOWN", "UP", "VoteDeps", "record_vote"]
+
+_VOTE_LABELS: dict[Vote | None, str] = {UP: "up", DOWN: "down"}  # /metrics
+
+
+class VoteDeps(Protocol):
+    pool: ConnectionPool
+    metrics: Metrics
+
+
+def record_vote(deps: VoteDeps, *, surface: str, conversation: str, message_id: str,
+                user: str, vote: Vote, present: bool, at: Decimal,
+                bot_user: str | None = None) -> ReactionOutcome | None:
+    """Apply ``user``'s ``vote`` on the bot's message ``message_id``: added (``present``)
+    or withdrawn, at the surface's event time ``at``. None when the message is not one of
+    the bot's answers, or the voter is the bot itself."""
+    if not user or user == bot_user:
+        return None
+    with deps.pool.connection() as conn:
+        found = _answer_trace(conn, surface, conversation, message_id)
+        if found is None:
+            return None
+        trace_id, trace, kb = found
+        outcome = apply_reaction(conn, channel=conversation, message_ts=message_id, user=user,
+                                 vote=vote, present=present, event_ts=at, trace_id=trace_id,
+                                 trace=trace, kb=kb or trace.get("kb"))
+    if outcome.applied:
+        deps.metrics.votes.labels(surface, _VOTE_LABELS.get(outcome.vote, "withdrawn")).inc()
+        log.info("feedback_vote", surface=surface, trace_id=trace_id, reaction=vote,
+                 present=present, vote=outcome.vote, user=user, conversation=conversation)
+    else:  # a redelivery or an out-of-order event older than the recorded one
+        log.info("feedback_reaction_stale", surface=surface, trace_id=trace_id,
+                 reaction=vote, present=present, event_ts=str(at), user=user,
+                 conversation=conversation)
+    return outcome
+
+
+def _answer_trace(conn: Connection, surface: str, conversation: str,
+                  message_id: str) -> tuple[str, dict[str, Any], str | None] | None:
+    """The trace id, trace and KB of the bot's answer ``message_id``, if it is one."""
+    message = trace_for_message(conn, surface, conversation, message_id)
+    if message is None:
+        return None
+    trace = _as_dict(get_trace(conn, message.trace_id))
+    # the thread key and KB are known here even if the trace lacks them
+    trace.setdefault("thread_id", message.thread_key)
+    trace.setdefault("turn", _turn_number(conn, str(trace["thread_id"]), message.trace_id))
+    return message.trace_id, trace, (message.kbs[0] if message.kbs else None)
+
+
+def _turn_number(conn: Connection, thread_id: str, trace_id: str) -> int:
+    """The answer's position among its thread's turns (1 = the first question)."""
+    ids = [t["trace_id"] for t in reversed(recent_traces(conn, thread_id, limit=500))]
+    return ids.index(trace_id) + 1 if trace_id in ids else 1
+
+
+def _as_dict(trace: Any) -> dict[str, Any]:
+    if trace is None:
+        return {}
+    if isinstance(trace, dict):
+        return trace
+    if hasattr(trace, "to_json"):
+        return dict(trace.to_json())
+    if is_dataclass(trace) and not isinstance(trace, type):
+        return asdict(trace)
+    return {"value": str(trace)}

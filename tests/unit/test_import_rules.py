@@ -5,7 +5,10 @@ count: a deferred import that closes a cycle is still a cycle."""
 
 from __future__ import annotations
 
+import ast
+import re
 from functools import cache
+from pathlib import Path
 
 import grimp
 import pytest
@@ -34,7 +37,7 @@ def _cycles(package: str, graph: grimp.ImportGraph | None = None) -> list[str]:
     return found
 
 
-@pytest.mark.parametrize("package", ["agent"])
+@pytest.mark.parametrize("package", ["agent", "bot"])
 def test_no_import_cycle(package: str) -> None:
     assert _cycles(package) == []
 
@@ -64,3 +67,34 @@ def test_the_conversation_core_imports_no_chat_sdk() -> None:
 def test_agent_never_imports_the_bot() -> None:
     graph = _graph()
     assert not graph.chain_exists(importer="agent", imported="bot", as_packages=True)
+
+
+def _store_tables() -> set[str]:
+    from store import migrations
+
+    sql = "\n".join(migrations.MIGRATIONS)
+    made = set(re.findall(r"CREATE TABLE (?:IF NOT EXISTS )?(\w+)", sql))
+    made |= set(re.findall(r"RENAME TO (\w+)", sql))
+    return made
+
+
+def _sql_on_store_tables(source: str, tables: set[str]) -> list[str]:
+    names = "|".join(sorted(tables))
+    # SQL keywords in capitals, as this code base writes them (prose says "from documents")
+    statement = re.compile(rf"\b(?:FROM|INTO|UPDATE|JOIN|TABLE)\s+(?:{names})\b")
+    return [node.value for node in ast.walk(ast.parse(source))
+            if isinstance(node, ast.Constant) and isinstance(node.value, str)
+            and statement.search(node.value)]
+
+
+def test_the_bot_writes_no_sql_against_store_tables() -> None:
+    tables = _store_tables()
+    assert {"documents", "turns", "deliveries", "bot_messages"} <= tables
+    found = {str(path): hits for path in sorted(Path("bot").rglob("*.py"))
+             if (hits := _sql_on_store_tables(path.read_text(encoding="utf-8"), tables))}
+    assert found == {}
+
+
+def test_the_sql_rule_sees_a_query() -> None:
+    source = 'rows = conn.execute("SELECT 1 FROM documents d WHERE d.is_latest")'
+    assert _sql_on_store_tables(source, _store_tables())

@@ -3,6 +3,7 @@ database per test cloned from a migrated template, and the real default embedder
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import tempfile
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import psycopg
 import pytest
+import structlog
 from psycopg import sql
 from psycopg.conninfo import make_conninfo
 from psycopg_pool import ConnectionPool
@@ -101,3 +103,16 @@ def int8(onnx_home: Path):  # type: ignore[no-untyped-def]
 def ragbot_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("RAGBOT_HOME", str(tmp_path))
     return tmp_path
+
+
+@pytest.fixture(autouse=True)
+def _logging_restored() -> Iterator[None]:
+    """A test that runs ``main()`` configures logging for the whole process, with loggers
+    cached on first use: a module's logger first used after it would keep that
+    configuration for good, out of reach of a later test's ``capture_logs``. Put it back."""
+    root = logging.getLogger()
+    handlers, level, config = root.handlers[:], root.level, structlog.get_config()
+    yield
+    root.handlers[:] = handlers
+    root.setLevel(level)
+    structlog.configure(**config)

@@ -119,7 +119,7 @@ def handle(args: argparse.Namespace, ctx: AppContext) -> int:  # noqa: PLR0915 (
 def _teams_surface(ctx: AppContext, settings: Settings, *, pool: Any, instance_id: str,
                    workers: int, metrics: Any) -> Any:
     """The Teams surface (``bot.teams.app``); ValueError naming what is missing."""
-    from bot.slack.worker import real_agent
+    from bot.conversations.worker import real_agent
     from bot.teams.app import build_teams, missing_settings
 
     missing = missing_settings(settings)

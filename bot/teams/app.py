@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 import httpx
 import structlog
 
+from bot.conversations.executor import ContextThreadPoolExecutor
 from bot.http.metrics import Metrics
-from bot.slack.executor import ContextThreadPoolExecutor
 from bot.teams.auth import BotTokenProvider, InboundAuth
 from bot.teams.connector import Connector
 from bot.teams.deps import TeamsDeps

@@ -7,8 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from bot.conversations.pacing import Pacer, ThreadPacer
 from bot.http.metrics import Metrics
-from bot.slack.status import Pacer, ThreadPacer
 
 if TYPE_CHECKING:
     from psycopg_pool import ConnectionPool

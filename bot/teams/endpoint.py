@@ -115,7 +115,7 @@ class TeamsEndpoint:
         return m.pick(m.HELP, lang, gap=f"{self.deps.settings.teams_thread_gap_min:g}")
 
     def _status_text(self) -> str:
-        from bot.slack.listeners.commands import status_text
+        from bot.conversations.texts import status_text
         from store.kb import kb_status, list_kbs
 
         with self.deps.pool.connection() as conn:

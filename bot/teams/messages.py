@@ -3,7 +3,7 @@ agent writes answers, refusals and stage lines). Never put exception text in any
 
 from __future__ import annotations
 
-from bot.slack.messages import APOLOGY, CLARIFY_HINT, RESTRICTED, THINKING, TRUNCATED, pick
+from bot.conversations.texts import APOLOGY, CLARIFY_HINT, RESTRICTED, THINKING, TRUNCATED, pick
 
 __all__ = ["APOLOGY", "CLARIFY_HINT", "HELP", "NEW_THREAD", "NOT_ADMIN", "RESTRICTED",
            "THINKING", "TRUNCATED", "pick"]

@@ -18,7 +18,7 @@ import structlog
 from bot.teams import render
 
 if TYPE_CHECKING:
-    from bot.slack.status import Pacer
+    from bot.conversations.pacing import Pacer
     from bot.teams.connector import Connector
 
 log = structlog.get_logger("ragbot.teams.progress")

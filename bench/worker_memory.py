@@ -1,7 +1,7 @@
 """Memory of one answering worker per embedding backend: a fresh process builds exactly what
-a ``ragbot serve`` turn worker builds (``bot.slack.worker.init_worker``: pool, embedder on one
-thread, agent, warm-up, Slack dependencies), then answers the sample questions with that
-worker's agent. Target with onnx-int8: at most 350 MB.
+a ``ragbot serve`` turn worker builds (``bot.conversations.worker.init_worker``: pool,
+embedder on one thread, agent, warm-up, Slack dependencies), then answers the sample
+questions with that worker's agent. Target with onnx-int8: at most 350 MB.
 
     python -m bench.worker_memory                        # torch, onnx, onnx-int8
     python -m bench.worker_memory --backends onnx-int8 --passes 3 --home DIR
@@ -84,14 +84,16 @@ def _kb(backend: str) -> str:
 
 def _child(backend: str, url: str, home: Path, passes: int) -> dict[str, Any]:
     from agent.api import Question
+    from bot.conversations import worker
+    from bot.conversations.pacing import SharedPacer
     from bot.settings import Settings
-    from bot.slack import worker
-    from bot.slack.status import SharedPacer
+    from bot.slack.app import worker_deps
 
     settings = Settings(home=home, embed_backend=backend, default_kb=_kb(backend),
                         answer_cache=False)
     worker.init_worker(worker.WorkerConfig(settings=settings, database_url=url,
                                            instance_id="bench", pacer=SharedPacer(),
+                                           deps_factory=worker_deps,
                                            log_level="WARNING", niceness=0))
     ready = _status("VmRSS")
     agent = worker._RUNNER["runner"].deps.agent  # the worker's own agent

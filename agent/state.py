@@ -67,9 +67,17 @@ class Passage(TypedDict):
 
 # ---------------------------------------------------------------- understand
 
+class TopicEvidence(TypedDict):
+    """What searching the question alone found, for telling a follow-up from a new topic."""
+
+    confident: bool  # a passage holds enough of the question's own terms to answer from
+    overlap: bool  # the search found a document the thread's latest answer cited
+
+
 class UnderstandInput(TypedDict):
     question: str
     history: list[Turn]
+    evidence: NotRequired[TopicEvidence]  # absent: decide from the question's words alone
 
 
 class Understanding(TypedDict):

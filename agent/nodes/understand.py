@@ -9,8 +9,10 @@ from langgraph.runtime import Runtime
 
 from agent.context import RunContext
 from agent.nodes.stages import emit
+from agent.offline.route import is_chitchat
 from agent.offline.text import alternatives_per_term, content_terms, language_of, norm
-from agent.state import GraphState, Understanding, UnderstandInput
+from agent.offline.topic import CONFIDENT_WITHIN, topic_evidence
+from agent.state import GraphState, Passage, TopicEvidence, Turn, Understanding, UnderstandInput
 
 
 def _add_synonyms(u: Understanding, ctx: RunContext) -> None:
@@ -33,6 +35,23 @@ def _add_synonyms(u: Understanding, ctx: RunContext) -> None:
     u["expansions"] = list(dict.fromkeys([*u["expansions"], *expansions]))
 
 
+def _probe(ctx: RunContext, question: str, history: list[Turn]) -> TopicEvidence:
+    """Search the question alone: does it name its own topic, or lean on the thread's?"""
+    from store.search import search
+
+    hits = search(ctx.pool, ctx.kb, question, embedder=ctx.embedder, k=CONFIDENT_WITHIN,
+                  principals=ctx.principals, translator=ctx.translator)
+    found = [Passage(chunk_id=h.chunk_id, doc_id=h.doc_id, title=h.title, source=h.source,
+                     doc_type=h.doc_type, heading_path=list(h.heading_path), text=h.text,
+                     score=h.score, rank=i, round=0, sub_id="probe")
+             for i, h in enumerate(hits)]
+    translations: dict[str, list[str]] = {}
+    if ctx.translator is not None:
+        translations = ctx.translator.for_query(ctx.pool, ctx.kb, question)
+    alternatives = alternatives_per_term(content_terms(question), translations)
+    return topic_evidence(question, found, history, alternatives)
+
+
 def understand(state: GraphState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     started = time.perf_counter()
     question = state["question"]
@@ -42,11 +61,14 @@ def understand(state: GraphState, runtime: Runtime[RunContext]) -> dict[str, Any
         question = f"{question} {reply}"
     emit(runtime, "understanding", language_of(question))
     inp = UnderstandInput(question=question, history=list(state.get("history") or [])[-6:])
+    if inp["history"] and not reply and not is_chitchat(question):
+        inp["evidence"] = _probe(runtime.context, question, inp["history"])
     u = runtime.context.engine.understand(inp)
     _add_synonyms(u, runtime.context)
     runtime.context.trace.record(
         "understand", started,
-        {"question": question, "history_turns": len(inp["history"])},
+        {"question": question, "history_turns": len(inp["history"]),
+         "evidence": inp.get("evidence")},
         {"query": u["query"], "is_followup": u["is_followup"], "entities": u["entities"],
          "borrowed": u["implicit_context"], "language": u["language"],
          "translated_terms": u.get("translated_terms", {})})

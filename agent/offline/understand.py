@@ -1,4 +1,4 @@
-"""Offline ``understand``: detect follow-ups and borrow the missing topic from the thread."""
+"""Offline ``understand``: detect follow-ups and resolve them from the thread's topic."""
 
 from __future__ import annotations
 
@@ -6,17 +6,8 @@ import re
 
 from agent.offline.route import is_chitchat
 from agent.offline.text import content_terms, language_of, norm
-from agent.state import Turn, Understanding, UnderstandInput
-
-# Words that point back at something said earlier.
-_REFER_EN = re.compile(
-    r"\b(it|its|they|them|their|those|these|that|this|he|she|his|her|him|the same|such|"
-    r"above|former|latter|ones?|there|else|other|another|more|steps?|again)\b", re.I)
-_REFER_ZH = re.compile(r"(它|它们|他们|她们|这个|那个|这些|那些|其|该|上述|此|这种|那种|这样|"
-                       r"那样|刚才|上面|前面|还|如果|那么|另外|其他|呢[？?]?$)")
-_START_EN = re.compile(r"^\s*(and|but|also|so|then|what about|how about|what if|why|"
-                       r"is that|are those|is this|are these|any other)\b", re.I)
-_START_ZH = re.compile(r"^\s*(那|那么|还有|另外|如果|要是|而且|并且|但是|可是|为什么)")
+from agent.offline.topic import SHORT, refers_back, rewrite, topic_terms
+from agent.state import TopicEvidence, Turn, Understanding, UnderstandInput
 
 _TIME = re.compile(r"(20\d\d\s*年?\s*(?:第?[一二三四1-4]\s*季度|Q[1-4]|[01]?\d\s*月)?|"
                    r"Q[1-4]\s*20\d\d|(?:first|second|third|fourth)\s+quarter(?:\s+of\s+20\d\d)?|"
@@ -24,55 +15,38 @@ _TIME = re.compile(r"(20\d\d\s*年?\s*(?:第?[一二三四1-4]\s*季度|Q[1-4]|[
 _METRIC = re.compile(r"(退货率|转化率|增长率|占比|收入|营收|成本|延迟|可用性|"
                      r"rate|revenue|latency|availability|cost|count|ratio|percentage)", re.I)
 
-MAX_BORROWED = 4
 
+def is_followup(question: str, history: list[Turn],
+                evidence: TopicEvidence | None = None) -> bool:
+    """Does ``question`` lean on earlier turns?
 
-def is_followup(question: str, history: list[Turn]) -> bool:
-    """Does ``question`` lean on earlier turns (pronouns, ellipsis, a very short question)?
-
-    A long question with its own topic is standalone even if it says "该" or "that"."""
+    A pronoun or a continuing opening ("what about", "那") makes it one. Otherwise the
+    search of the question alone decides when it was run (``evidence``): a question whose
+    own words retrieve a passage holding them names its own topic, unless it also says
+    "this"/"also" and found the thread's own document; a short one whose words find
+    nothing convincing leans on the thread. Without that evidence, a question of one or
+    two words leans on the thread."""
     if not history or is_chitchat(question):
         return False
+    language = language_of(question)
     terms = content_terms(question)
-    n_terms = len(terms)
-    if language_of(question) == "zh":
-        if _START_ZH.match(question) or (_REFER_ZH.search(question) and n_terms <= 4):
-            return True
+    cue = refers_back(question, language, len(terms))
+    if cue == "firm":
+        return True
+    if evidence is not None:
+        if cue == "weak":
+            return evidence["overlap"] or not evidence["confident"]
+        return not evidence["confident"] and len(terms) <= SHORT
+    return cue == "weak" or _short(terms, language, history)
+
+
+def _short(terms: list[str], language: str, history: list[Turn]) -> bool:
+    """Without a search to go by: is the question too short to name a topic of its own?"""
+    if language == "zh" and len(terms) == 2:
         # Chinese words are compounds: "第三季度退货率是多少" is two terms and a whole new
         # question. Two terms lean on the thread only when one of them is already its topic.
-        if n_terms == 2:
-            return bool(set(terms) & set(topic_terms(history, limit=8)))
-        return n_terms <= 1
-    elif _START_EN.match(question) or (_REFER_EN.search(question) and n_terms <= 4):
-        return True
-    return n_terms <= 2
-
-
-def topic_terms(history: list[Turn], limit: int = 4) -> list[str]:
-    """What the thread is about: terms that recur across its questions, those of the
-    question that opened it and of the latest one, and the title the last answer cited."""
-    score: dict[str, float] = {}
-    order: list[str] = []
-
-    def add(term: str, weight: float) -> None:
-        if term not in score:
-            order.append(term)
-        score[term] = score.get(term, 0.0) + weight
-
-    for turn in history[-4:]:
-        for term in turn["entities"]:
-            add(term, 1.0)
-    for term in history[0]["entities"]:
-        add(term, 1.0)
-    for term in history[-1]["entities"]:
-        add(term, 0.5)
-    last = history[-1]
-    if not last["refused"]:
-        for doc in last["cited"][:1]:
-            for term in content_terms(doc["title"]):
-                add(term, 1.0)
-    ranked = sorted(order, key=lambda t: (-score[t], order.index(t)))
-    return ranked[:limit]
+        return bool(set(terms) & set(topic_terms(history, limit=8)))
+    return len(terms) <= (1 if language == "zh" else 2)
 
 
 def understand(inp: UnderstandInput) -> Understanding:
@@ -80,16 +54,13 @@ def understand(inp: UnderstandInput) -> Understanding:
     history = inp["history"]
     language = language_of(question)
     entities = content_terms(question)
-    follow = is_followup(question, history)
+    follow = is_followup(question, history, inp.get("evidence"))
     borrowed: list[str] = []
     query = question
     if follow:
         present = norm(question)
-        borrowed = [t for t in topic_terms(history) if norm(t) not in present][:MAX_BORROWED]
-        if borrowed:
-            sep = "，" if language == "zh" else " "
-            query = (sep.join(borrowed) + sep + question) if language == "zh" else (
-                question + " " + " ".join(borrowed))
+        borrowed = [t for t in topic_terms(history) if norm(t) not in present]
+        query = rewrite(question, language, borrowed)
     time_match = _TIME.search(query)
     return Understanding(
         query=query,

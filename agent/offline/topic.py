@@ -1,0 +1,120 @@
+"""Topics in threads: is a question a follow-up, what does it refer to, how is it rewritten.
+
+A question is read as a follow-up from two kinds of evidence. Its words: a pronoun or a
+demonstrative ("it", "they", "它", "这样"), or an opening that continues ("what about", "那").
+And retrieval: the node searches the question alone first (``TopicEvidence``); a question
+whose own words find a passage holding enough of them names its own topic and stays as
+asked, even in a thread, while one that finds nothing convincing leans on the thread.
+A follow-up is rewritten from the thread's latest answered turn (its referent is usually
+the nearest one): a pronoun is replaced by that turn's topic, an ellipsis gets it added.
+"""
+
+from __future__ import annotations
+
+import re
+
+from agent.offline.answerable import REFUSE_BELOW, evidence_coverage, held_terms
+from agent.offline.text import Alternatives, content_terms, language_of, norm
+from agent.state import Language, Passage, TopicEvidence, Turn
+
+# Pronouns that cannot be resolved inside the question itself: always a follow-up.
+_PRONOUN_EN = re.compile(r"\b(it|its|they|them|their|theirs|he|she|his|her|him)\b", re.I)
+_PRONOUN_ZH = re.compile(r"(它们|它|他们|她们|他|她)")
+# Demonstratives and continuing words: a follow-up unless the question names its own topic.
+_REFER_EN = re.compile(
+    r"\b(those|these|that|this|the same|such|above|former|latter|ones?|there|else|other|"
+    r"another|more|steps?|again)\b", re.I)
+_REFER_ZH = re.compile(r"(这个|那个|这些|那些|其|该|上述|此|这种|那种|这样|那样|刚才|上面|前面|"
+                       r"还|也|另外|其他|呢[？?]?$)")
+_START_EN = re.compile(r"^\s*(and|but|also|so|then|what about|how about|what if|why|"
+                       r"is that|are those|is this|are these|any other)\b", re.I)
+_START_ZH = re.compile(r"^\s*(那|那么|还有|另外|如果|要是|而且|并且|但是|可是|为什么)")
+# A demonstrative that stands for the earlier topic and is replaced by it in the rewrite.
+_STANDS_FOR_EN = re.compile(r"\b(it|them|they|this|that)\b", re.I)
+_STANDS_FOR_ZH = re.compile(r"(它们|它|这个|那个|这种|那种|这样|那样)")
+
+MAX_BORROWED = 4
+# A question with more topic words than this names its own topic: one the KB does not hold
+# is refused as asked, not answered from the thread's documents.
+SHORT = 2
+# The search of the question alone convinces when one of its first passages holds it.
+CONFIDENT_WITHIN = 3
+
+
+def has_pronoun(question: str, language: Language) -> bool:
+    """A pronoun whose referent must be an earlier turn's ("Will I have to pay for it?")."""
+    pattern = _PRONOUN_ZH if language == "zh" else _PRONOUN_EN
+    return bool(pattern.search(question))
+
+
+def refers_back(question: str, language: Language, n_terms: int) -> str | None:
+    """How the question's words continue the thread: ``"firm"`` for a pronoun or an opening
+    like "what about" / "那", ``"weak"`` for a demonstrative or "also" in a short question
+    (a long question with "that" names its own topic), ``None`` for neither."""
+    if has_pronoun(question, language):
+        return "firm"
+    start, refer = (_START_ZH, _REFER_ZH) if language == "zh" else (_START_EN, _REFER_EN)
+    if start.match(question):
+        return "firm"
+    return "weak" if refer.search(question) and n_terms <= 4 else None
+
+
+def _answered(history: list[Turn]) -> list[Turn]:
+    """Turns with a topic to lend: a refused turn (an injection attempt, a question the KB
+    does not answer) lends nothing."""
+    return [t for t in history if not t["refused"]]
+
+
+def topic_terms(history: list[Turn], limit: int = MAX_BORROWED) -> list[str]:
+    """What the thread's latest answered turn was about: its own terms, those its answer
+    repeats first (the answer confirms them as the topic), then the terms that turn had
+    itself borrowed, then its cited title when the title shares one of its terms (a title
+    found by a wrong guess would otherwise steer every later turn)."""
+    turns = _answered(history)
+    if not turns:
+        return []
+    last = turns[-1]
+    own = [t for t in last["entities"] if t]
+    said = norm(last["answer"])
+    ranked = [t for t in own if norm(t) in said] + [t for t in own if norm(t) not in said]
+    asked = set(content_terms(last["question"]))
+    inherited = [t for t in content_terms(last["rewritten"]) if t not in asked and t not in own]
+    out = list(dict.fromkeys([*ranked, *inherited]))
+    for doc in last["cited"][:1]:
+        title = content_terms(doc["title"])
+        if any(norm(t) in norm(doc["title"]) for t in own):
+            out.extend(t for t in title if t not in out)
+    return out[:limit]
+
+
+def rewrite(question: str, language: Language, borrowed: list[str]) -> str:
+    """``question`` with the thread's topic in place of its first pronoun or demonstrative
+    ("Will I have to pay for it?" -> "Will I have to pay for lost laptop?"), or, with none,
+    added to it (an ellipsis: "如果10分钟内联系不到呢？")."""
+    if not borrowed:
+        return question
+    phrase = " ".join(borrowed)
+    pattern = _STANDS_FOR_ZH if language == "zh" else _STANDS_FOR_EN
+    replaced, n = pattern.subn(phrase, question, count=1)
+    if n:
+        return replaced
+    return f"{'，'.join(borrowed)}，{question}" if language == "zh" else f"{question} {phrase}"
+
+
+def topic_evidence(question: str, found: list[Passage], history: list[Turn],
+                   alternatives: Alternatives | None = None) -> TopicEvidence:
+    """What the search of ``question`` alone (``found``, best first) says about its topic:
+    ``confident`` when one of the first passages holds enough of the question's own terms
+    to answer from, two of them at least (one word rarely names a topic by itself), and
+    ``overlap`` when the search found a document the thread's latest answer cited."""
+    terms = content_terms(question)
+    language = language_of(question)
+    top = found[:CONFIDENT_WITHIN]
+    best = evidence_coverage(terms, top, several=False, alternatives=alternatives)
+    most_held = max((len(held_terms(p["title"] + " " + p["text"], terms, alternatives)
+                         & set(terms)) for p in top), default=0)
+    confident = most_held >= 2 and best >= REFUSE_BELOW[language]
+    turns = _answered(history)
+    cited = {d["doc_id"] for d in turns[-1]["cited"]} if turns else set()
+    return TopicEvidence(confident=confident,
+                         overlap=any(p["doc_id"] in cited for p in found[:CONFIDENT_WITHIN]))

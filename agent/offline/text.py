@@ -30,8 +30,11 @@ GENERIC = frozenset([
     "知道", "关于", "问题", "情况", "方面", "东西", "相关", "哪里", "还", "还是", "呢",
     "吗", "多少", "几", "是不是", "有没有", "一些", "如果", "那么", "所以", "但是",
     "因为", "然后", "时候", "时", "后", "前", "什么样", "是什么", "哪儿",
-    "为何",
+    "为何", "参考",
 ])
+# Chinese question words that jieba keeps whole ("几天", "哪几天", "多少个", "多久"): they ask
+# for the value, they do not name the topic (agent.offline.asked reads what they ask for).
+_ZH_ASKING = re.compile(r"^(?:哪|几|多少)[\u4e00-\u9fff]{0,2}$|^多(?:久|长|大|高|远|重)$")
 
 # A full stop ends a sentence unless it closes an initial ("James K. Polk") or a title.
 _SENT_END = re.compile(r"(?<=[。！？!?；;])|(?<=[.])(?<!\b[A-Z]\.)"
@@ -76,7 +79,7 @@ def content_terms(text: str) -> list[str]:
     word is among them."""
     seen: dict[str, None] = {}
     for w in words(text):
-        if w not in GENERIC and w not in STOPWORDS:
+        if w not in GENERIC and w not in STOPWORDS and not _ZH_ASKING.match(w):
             seen.setdefault(w, None)
     # A lone Chinese character ("年", "里", "化") is rarely the topic; keep them only when
     # nothing else is left.

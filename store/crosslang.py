@@ -93,14 +93,33 @@ def _chinese_forms(heads: Sequence[str]) -> list[str]:
     return [w for h in heads for w in [h, *rjieba.cut(h)] if len(w) > 1]
 
 
+# American and British spellings of one word: the dictionary glosses "catalog", "color",
+# "organize"; a KB may write "catalogue", "colour", "organise" (and the other way round).
+_SPELLINGS = (("og", "ogue"), ("or", "our"), ("er", "re"), ("ize", "ise"), ("yze", "yse"),
+              ("ization", "isation"), ("ense", "ence"))
+
+
+def spellings(word: str) -> list[str]:
+    """``word`` and its other-side spelling ("catalog" / "catalogue"), if it has one."""
+    out = [word]
+    for us, uk in _SPELLINGS:
+        for a, b in ((us, uk), (uk, us)):
+            if len(word) > len(a) + 2 and word.endswith(a):
+                out.append(word[: -len(a)] + b)
+    return out
+
+
 def english_forms(word: str) -> list[str]:
-    """``word`` and its plural forms: the index is not stemmed, so a gloss "meal" is found
-    in a KB that says "meals"."""
+    """``word``, its other spelling and their plural forms: the index is not stemmed, so a
+    gloss "meal" is found in a KB that says "meals", "catalog" in one that says
+    "catalogue"."""
     if not word.isascii() or not word.isalpha() or len(word) < 3:
         return [word]
-    forms = [word, word + "s", word + "es"]
-    if word.endswith("y"):
-        forms.append(word[:-1] + "ies")
+    forms: list[str] = []
+    for w in spellings(word):
+        forms += [w, w + "s", w + "es"]
+        if w.endswith("y"):
+            forms.append(w[:-1] + "ies")
     return forms
 
 

@@ -44,3 +44,11 @@ def test_english_forms_cover_the_plurals_an_unstemmed_index_holds() -> None:
     assert english_forms("battery") == ["battery", "batterys", "batteryes", "batteries"]
     assert english_forms("meal") == ["meal", "meals", "meales"]
     assert english_forms("电池") == ["电池"]
+
+
+def test_english_forms_include_the_other_spelling_of_a_gloss() -> None:
+    assert "catalogue" in english_forms("catalog")
+    assert "colours" in english_forms("color")
+    assert "organise" in english_forms("organize")
+    assert "center" in english_forms("centre")
+    assert english_forms("meal") == ["meal", "meals", "meales"]

@@ -113,15 +113,17 @@ def answerable(terms: list[str], passages: list[Passage], *, several: bool,
     return bool(passages) and share >= REFUSE_BELOW[language]
 
 
-def missing_constraint(question: str, passages: list[Passage]) -> str | None:
+def missing_constraint(question: str, passages: list[Passage],
+                       alternatives: Alternatives | None = None) -> str | None:
     """A word that narrows the question to something the pool never mentions, or ``None``.
 
-    Two shapes, read from the question: a name right before a category noun the pool does
-    hold ("智能手表产品线": 产品线 is there, 手表 nowhere; "the apparel line"), and a year
-    the pool never names. Documents about the head word answer about something else then;
-    quoting them would be a confident wrong answer.
+    Three shapes, read from the question: a name right before a category noun the pool
+    does hold ("智能手表产品线": 产品线 is there, 手表 nowhere; "the apparel line"), a year
+    the pool never names, and a measured amount no passage names, itself or translated
+    ("revenue" asked of a returns report). Documents about the other words answer about
+    something else then; quoting them would be a confident wrong answer.
     """
-    from agent.offline.asked import years
+    from agent.offline.asked import measures, years
 
     if not passages:
         return None
@@ -130,6 +132,9 @@ def missing_constraint(question: str, passages: list[Passage]) -> str | None:
     for year in sorted(years(question)):
         if year not in pool_years:
             return year
+    for measure in measures(question):
+        if not any(measure in held_terms(t, [measure], alternatives) for t in texts):
+            return measure
     topic = set(content_terms(question))
     said = [w for w in words(question) if w in topic]
     held: set[str] = set()

@@ -16,15 +16,26 @@ _ZH_MEASURE = re.compile(r"(?:几|多少)个?(天|年|个月|月|周|次|人|元
 _EN_MANY = re.compile(r"\bhow many\s+([a-z]+)", re.I)
 _EN_LONG = re.compile(r"\bhow long\b", re.I)
 _EN_MUCH = re.compile(r"\bhow much\b", re.I)
+# A share of a whole ("占多少", "what share of", "what percentage"): the value is a percentage.
+_SHARE = re.compile(r"(占多少|占比|比例是多少|百分之几|"
+                    r"\bwhat (?:share|percentage|percent|proportion|fraction)\b|"
+                    r"\bhow many percent\b)", re.I)
 _ZH_NUM = "[0-9０-９一二两三四五六七八九十百千万]"
 _DURATION = r"(?:days?|weeks?|months?|years?|hours?|minutes?|天|周|个月|年|小时|分钟)"
 _MONEY = r"(?:CNY|RMB|USD|\$|¥|元|块|%|percent)"
 _YEAR = re.compile(r"(?<!\d)(20\d\d)(?!\d)")
+# Nouns that name a measured amount: a question about one asks for its value, which only a
+# passage naming the same measure can hold ("营收" is not held by a return-rate table).
+_MEASURE = re.compile(r"(营收|收入|利润|毛利|预算|薪资|工资|薪酬|售价|市值|估值|"
+                      r"\b(?:revenues?|profits?|margins?|budgets?|salary|salaries|earnings|"
+                      r"turnover|valuation|payroll)\b)", re.I)
 
 
 def value_pattern(question: str) -> re.Pattern[str] | None:
-    """A pattern a sentence holding the asked-for value matches ("8天" for "几天"), or
-    ``None`` when the question asks for no countable value."""
+    """A pattern a sentence holding the asked-for value matches ("8天" for "几天", "11%" for
+    "占多少"), or ``None`` when the question asks for no countable value."""
+    if _SHARE.search(question):
+        return re.compile(r"\d+(?:\.\d+)?\s*(?:%|％|percent\b)", re.I)
     m = _ZH_MEASURE.search(question)
     if m:
         unit = {"钱": _MONEY, "块": r"(?:块|元)", "元": _MONEY}.get(m.group(1), m.group(1))
@@ -40,6 +51,11 @@ def value_pattern(question: str) -> re.Pattern[str] | None:
     if _EN_MUCH.search(question):
         return re.compile(rf"({_MONEY}\s*\d|\d[\d,.]*\s*{_MONEY})", re.I)
     return None
+
+
+def measures(question: str) -> list[str]:
+    """The measured amounts ``question`` names ("total revenue" -> "revenue")."""
+    return list(dict.fromkeys(m.group(0).lower() for m in _MEASURE.finditer(question)))
 
 
 def years(text: str) -> set[str]:

@@ -15,6 +15,7 @@ from agent.offline.asked import value_pattern
 from agent.offline.chain import chain_lead, is_relation
 from agent.offline.compare import comparison_lead
 from agent.offline.layout import quotable_units
+from agent.offline.parts import asks_which_document, question_parts, title_answer
 from agent.offline.route import is_chitchat, is_comparison
 from agent.offline.steps import join_sentences, procedure
 from agent.offline.text import (
@@ -94,16 +95,20 @@ def generate(inp: GenerateInput) -> Draft:
     candidates, fit = rank_sentences(inp, terms, all_terms)
     if not candidates:
         return refusal(lang)
-    if is_procedural(inp["question"]):
+    sentences = _answer_parts(inp, all_terms)
+    if not sentences and is_procedural(inp["question"]):
         steps = _procedure(inp, terms)
-        if steps:
-            sentences = [*_leads(inp), *steps]
-            return Draft(sentences=sentences, refused=False, text=render(sentences, lang))
-        chosen = _steps(candidates, fit)
-    else:
+        sentences = [*_leads(inp), *steps] if steps else _quote(
+            inp, _steps(candidates, fit))
+    elif not sentences:
         frames = {n: terms_of(_frame(p), all_terms, translated(inp))
                   for n, p in enumerate(passages, start=1)}
-        chosen = _facts(candidates, terms, inp["queries"], passages, frames)
+        sentences = _quote(inp, _facts(candidates, terms, inp["queries"], passages, frames))
+    return Draft(sentences=sentences, refused=False, text=render(sentences, lang))
+
+
+def _quote(inp: GenerateInput, chosen: list[Candidate]) -> list[Sentence]:
+    """The leads, then the ``chosen`` sentences while they fit in ``MAX_CHARS``."""
     sentences = _leads(inp)
     length = 0
     for _, n, s, _ in chosen:
@@ -114,7 +119,31 @@ def generate(inp: GenerateInput) -> Draft:
             break
         sentences.append(Sentence(text=s, cites=[n]))
         length += len(s)
-    return Draft(sentences=sentences, refused=False, text=render(sentences, lang))
+    return sentences
+
+
+def _answer_parts(inp: GenerateInput, all_terms: list[str]) -> list[Sentence]:
+    """A question in parts: each part's best sentence (or, for "which document", its title),
+    in the order asked; ``[]`` for a question in one part."""
+    parts = question_parts(inp["question"])
+    lang = inp["understanding"]["language"]
+    out: list[Sentence] = []
+    quoted: list[Candidate] = []
+    for part in parts:
+        ranked, _ = rank_sentences(GenerateInput(**{**inp, "question": part}),
+                                   content_terms(part), all_terms)
+        said = {norm(c[2]) for c in quoted}
+        best = next((c for c in ranked if norm(c[2]) not in said), None)
+        if best is None:
+            continue
+        quoted.append(best)
+        if asks_which_document(part):
+            out.append(title_answer(inp["passages"][best[1] - 1], best[1], lang))
+        else:
+            out.append(Sentence(text=best[2], cites=[best[1]]))
+    if len(out) < len(parts):
+        return []  # a part without a sentence of its own: answer the question as a whole
+    return out
 
 
 def _unsupported(inp: GenerateInput, terms: list[str]) -> Draft | None:
@@ -130,7 +159,7 @@ def _unsupported(inp: GenerateInput, terms: list[str]) -> Draft | None:
     if not answerable(terms, passages, several=several, language=lang, joined=joined,
                       joined_terms=topic, alternatives=translated(inp)):
         return refusal(lang)
-    absent = missing_constraint(inp["question"], passages)
+    absent = missing_constraint(inp["question"], passages, translated(inp))
     # Say what is missing rather than answer about something else.
     return refusal(lang, missing=absent) if absent is not None else None
 

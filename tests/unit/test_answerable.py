@@ -108,6 +108,20 @@ def test_a_name_before_a_category_the_pool_lacks_is_the_missing_constraint() -> 
     assert missing_constraint("童车产品线卖了多少台？", zh) is None
 
 
+def test_a_measure_no_passage_names_is_the_missing_constraint() -> None:
+    from agent.offline.answerable import missing_constraint
+
+    pool = [_doc("In 2025 the bike shop sold 400 units; 12% of them came back.")]
+    assert missing_constraint("What was the bike shop's total profit in 2025?", pool) == "profit"
+    assert missing_constraint("How many units did the bike shop sell in 2025?", pool) is None
+    zh = [_doc("2025 年自行车门店销量 400 台，退货率 12%。")]
+    assert missing_constraint("2025 年门店的利润是多少？", zh) == "利润"
+    # A translation of the measure holds it.
+    assert missing_constraint("2025 年门店的利润是多少？", pool, {"利润": ["profit"]}) == "利润"
+    held = [_doc("The shop's profit in 2025 was 1.2 million.")]
+    assert missing_constraint("2025 年门店的利润是多少？", held, {"利润": ["profit"]}) is None
+
+
 def test_an_answer_about_another_member_of_the_category_is_refused_naming_what_is_missing(
 ) -> None:
     e = OfflineEngine()

@@ -1,0 +1,72 @@
+"""A question in two parts is answered part by part; "which document" by its title."""
+
+from __future__ import annotations
+
+from agent.engine import OfflineEngine
+from agent.offline.asked import value_pattern
+from agent.offline.parts import asks_which_document, question_parts
+from agent.state import Passage
+
+E = OfflineEngine()
+
+
+def _doc(doc_id: str, title: str, text: str) -> Passage:
+    return Passage(chunk_id=hash(doc_id) % 1000, doc_id=doc_id, title=title, source=doc_id,
+                   doc_type="document", heading_path=[], text=text, score=1.0, rank=0, round=1,
+                   sub_id="q1")
+
+
+def test_parts_need_words_of_their_own() -> None:
+    assert question_parts("办公室咖啡机坏了几台？厂家对坏得多的型号怎么处理？") == [
+        "办公室咖啡机坏了几台？", "厂家对坏得多的型号怎么处理？"]
+    assert question_parts("我在杭州。出差住宿标准是多少？") == []
+    assert question_parts("How long is the warranty?") == []
+
+
+def test_which_document_questions() -> None:
+    assert asks_which_document("停电时该看哪个应急预案？")
+    assert asks_which_document("Which runbook covers disk alerts?")
+    assert not asks_which_document("Which floor is the gym on?")
+
+
+def test_a_share_asks_for_a_percentage() -> None:
+    pattern = value_pattern("坏掉的咖啡机里电源故障占多少？")
+    assert pattern is not None
+    assert pattern.search("电源故障占 23%。")
+    assert not pattern.search("共有 23 台。")
+    english = value_pattern("What share of tickets is about printers?")
+    assert english is not None
+    assert english.search("About 40% of tickets concern printers.")
+
+
+def test_each_part_is_answered_from_its_own_passage() -> None:
+    q = "上个月咖啡机坏了几台？厂家对坏得多的咖啡机型号怎么处理？"
+    u = E.understand({"question": q, "history": []})
+    passages = [
+        _doc("report", "十月设备报告", "十月共有 12 台咖啡机损坏，其中 8 台是 A 型号。"
+             "饮水机一切正常。"),
+        _doc("policy", "设备供应商政策", "损坏较多的咖啡机型号由采购部通知厂家召回并更换。"
+             "厂家每季度巡检一次。"),
+    ]
+    draft = E.generate({"question": q, "understanding": u, "route": "multi_retrieval",
+                        "queries": [u["query"]], "attempt": 0, "rejected": [],
+                        "passages": passages})
+    assert not draft["refused"]
+    assert [s["cites"] for s in draft["sentences"]] == [[1], [2]]
+    assert "12 台" in draft["sentences"][0]["text"]
+    assert "召回" in draft["sentences"][1]["text"]
+
+
+def test_which_document_is_answered_by_its_title() -> None:
+    q = "机房停电时该参考哪个应急预案？预案里的切换操作需要谁批准？"
+    u = E.understand({"question": q, "history": []})
+    passages = [
+        _doc("power", "机房停电应急预案",
+             "机房停电时，请按本预案处置。切换到备用电源前通知值班经理。"),
+        _doc("approvals", "变更审批规定", "切换操作需要值班经理批准后执行。"),
+    ]
+    draft = E.generate({"question": q, "understanding": u, "route": "multi_retrieval",
+                        "queries": [u["query"]], "attempt": 0, "rejected": [],
+                        "passages": passages})
+    assert draft["sentences"][0]["text"] == "《机房停电应急预案》"
+    assert "值班经理批准" in draft["text"]

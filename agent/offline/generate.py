@@ -31,6 +31,8 @@ from agent.state import Draft, GenerateInput, Passage, Sentence
 from store.suspicious import is_suspicious, suspicious_spans
 
 MAX_SENTENCES = 3
+# How far down a part's ranking a sentence holding the asked value is preferred.
+PART_VALUE_WITHIN = 5
 MAX_CHARS = 500
 
 _INJECTION = re.compile(
@@ -133,9 +135,14 @@ def _answer_parts(inp: GenerateInput, all_terms: list[str]) -> list[Sentence]:
         ranked, _ = rank_sentences(GenerateInput(**{**inp, "question": part}),
                                    content_terms(part), all_terms)
         said = {norm(c[2]) for c in quoted}
-        best = next((c for c in ranked if norm(c[2]) not in said), None)
-        if best is None:
+        fresh = [c for c in ranked if norm(c[2]) not in said]
+        if not fresh:
             continue
+        # A part that asks for a value ("占多少") is answered by a near-top sentence that
+        # holds one, not by one that only repeats its words.
+        value = value_pattern(part)
+        holding = [c for c in fresh[:PART_VALUE_WITHIN] if value and value.search(c[2])]
+        best = holding[0] if holding else fresh[0]
         quoted.append(best)
         if asks_which_document(part):
             out.append(title_answer(inp["passages"][best[1] - 1], best[1], lang))

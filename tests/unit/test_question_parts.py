@@ -43,8 +43,8 @@ def test_each_part_is_answered_from_its_own_passage() -> None:
     q = "上个月咖啡机坏了几台？厂家对坏得多的咖啡机型号怎么处理？"
     u = E.understand({"question": q, "history": []})
     passages = [
-        _doc("report", "十月设备报告", "十月共有 12 台咖啡机损坏，其中 8 台是 A 型号。"
-             "饮水机一切正常。"),
+        _doc("report", "十月设备报告", "办公室咖啡机坏了请在服务台报修。"
+             "十月共有 12 台咖啡机损坏，其中 8 台是 A 型号。饮水机一切正常。"),
         _doc("policy", "设备供应商政策", "损坏较多的咖啡机型号由采购部通知厂家召回并更换。"
              "厂家每季度巡检一次。"),
     ]

@@ -15,20 +15,26 @@ from agent.offline.topic import CONFIDENT_WITHIN, topic_evidence
 from agent.state import GraphState, Passage, TopicEvidence, Turn, Understanding, UnderstandInput
 
 
-def _add_synonyms(u: Understanding, ctx: RunContext) -> None:
-    """The query terms' glossary synonyms and dictionary translations, for the offline rules
-    (``translated_terms``: "第三季度" is held by a passage saying "Q3", "年假" by one saying
-    "annual leave"); glossary synonyms the query lacks also widen the keyword search."""
-    terms = content_terms(u["query"])
+def _alternatives(ctx: RunContext, text: str) -> dict[str, list[str]]:
+    """Per topic term of ``text``, its dictionary translations and glossary synonyms that
+    stand for it in a passage ("第三季度" is held by "Q3", "年假" by "annual leave")."""
+    terms = content_terms(text)
     glossary = ctx.glossaries.get(ctx.pool, ctx.kb)
     found: dict[str, list[str]] = {}
     if ctx.translator is not None:
-        found = ctx.translator.for_query(ctx.pool, ctx.kb, u["query"])
+        found = ctx.translator.for_query(ctx.pool, ctx.kb, text)
     alternatives = alternatives_per_term(terms, found)
     for term in terms:
         for synonym in glossary.get(term.lower(), ()):
             alternatives.setdefault(term, []).append(synonym)
-    u["translated_terms"] = alternatives
+    return alternatives
+
+
+def _add_synonyms(u: Understanding, ctx: RunContext) -> None:
+    """The query terms' alternatives, for the offline rules (``translated_terms``); glossary
+    synonyms the query lacks also widen the keyword search."""
+    u["translated_terms"] = _alternatives(ctx, u["query"])
+    glossary = ctx.glossaries.get(ctx.pool, ctx.kb)
     present = norm(u["query"])
     expansions = [s for term in [*u["entities"], *u["implicit_context"]]
                   for s in glossary.get(term.lower(), ()) if norm(s) not in present]
@@ -45,11 +51,7 @@ def _probe(ctx: RunContext, question: str, history: list[Turn]) -> TopicEvidence
                      doc_type=h.doc_type, heading_path=list(h.heading_path), text=h.text,
                      score=h.score, rank=i, round=0, sub_id="probe")
              for i, h in enumerate(hits)]
-    translations: dict[str, list[str]] = {}
-    if ctx.translator is not None:
-        translations = ctx.translator.for_query(ctx.pool, ctx.kb, question)
-    alternatives = alternatives_per_term(content_terms(question), translations)
-    return topic_evidence(question, found, history, alternatives)
+    return topic_evidence(question, found, history, _alternatives(ctx, question))
 
 
 def understand(state: GraphState, runtime: Runtime[RunContext]) -> dict[str, Any]:

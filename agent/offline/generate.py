@@ -97,22 +97,26 @@ def generate(inp: GenerateInput) -> Draft:
     candidates, fit = rank_sentences(inp, terms, all_terms)
     if not candidates:
         return refusal(lang)
-    sentences = _answer_parts(inp, all_terms)
-    if not sentences and is_procedural(inp["question"]):
+    parts = _answer_parts(inp, all_terms)
+    if not parts and is_procedural(inp["question"]):
         steps = _procedure(inp, terms)
         sentences = [*_leads(inp), *steps] if steps else _quote(
             inp, _steps(candidates, fit))
-    elif not sentences:
+    else:
         frames = {n: terms_of(_frame(p), all_terms, translated(inp))
                   for n, p in enumerate(passages, start=1)}
-        sentences = _quote(inp, _facts(candidates, terms, inp["queries"], passages, frames))
+        # A question in parts: its parts' answers first, then the support (a bridge hop).
+        sentences = _quote(inp, _facts(candidates, terms, inp["queries"], passages, frames),
+                           first=parts)
     return Draft(sentences=sentences, refused=False, text=render(sentences, lang))
 
 
-def _quote(inp: GenerateInput, chosen: list[Candidate]) -> list[Sentence]:
-    """The leads, then the ``chosen`` sentences while they fit in ``MAX_CHARS``."""
-    sentences = _leads(inp)
-    length = 0
+def _quote(inp: GenerateInput, chosen: list[Candidate],
+           first: list[Sentence] | None = None) -> list[Sentence]:
+    """``first`` (else the leads), then the ``chosen`` sentences while they fit in
+    ``MAX_CHARS``."""
+    sentences = list(first) if first else _leads(inp)
+    length = sum(len(x["text"]) for x in sentences) if first else 0
     for _, n, s, _ in chosen:
         # A sentence already quoted inside a longer unit (an FAQ answer) adds nothing.
         if any(norm(s) in norm(x["text"]) or norm(x["text"]) in norm(s) for x in sentences):
@@ -126,7 +130,7 @@ def _quote(inp: GenerateInput, chosen: list[Candidate]) -> list[Sentence]:
 
 def _answer_parts(inp: GenerateInput, all_terms: list[str]) -> list[Sentence]:
     """A question in parts: each part's best sentence (or, for "which document", its title),
-    in the order asked; ``[]`` for a question in one part."""
+    in the order asked, then the chain's lead if any; ``[]`` for a question in one part."""
     parts = question_parts(inp["question"])
     lang = inp["understanding"]["language"]
     out: list[Sentence] = []
@@ -150,7 +154,8 @@ def _answer_parts(inp: GenerateInput, all_terms: list[str]) -> list[Sentence]:
             out.append(Sentence(text=best[2], cites=[best[1]]))
     if len(out) < len(parts):
         return []  # a part without a sentence of its own: answer the question as a whole
-    return out
+    said = {norm(x["text"]) for x in out}
+    return out + [x for x in _leads(inp) if norm(x["text"]) not in said]
 
 
 def _unsupported(inp: GenerateInput, terms: list[str]) -> Draft | None:

@@ -52,7 +52,8 @@ def test_each_part_is_answered_from_its_own_passage() -> None:
                         "queries": [u["query"]], "attempt": 0, "rejected": [],
                         "passages": passages})
     assert not draft["refused"]
-    assert [s["cites"] for s in draft["sentences"]] == [[1], [2]]
+    # The parts' answers come first, in the order asked; support may follow.
+    assert [s["cites"] for s in draft["sentences"]][:2] == [[1], [2]]
     assert "12 台" in draft["sentences"][0]["text"]
     assert "召回" in draft["sentences"][1]["text"]
 

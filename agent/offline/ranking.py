@@ -1,0 +1,129 @@
+"""Sentence ranking for the offline answers: which sentences of the pool say the most about
+the question (idf-weighted terms, headings, the passage's fit, the kind of value asked for),
+and which may never be quoted (instructions to an assistant, code, dangling lead-ins)."""
+
+from __future__ import annotations
+
+import re
+
+from agent.offline.asked import value_pattern
+from agent.offline.layout import quotable_units
+from agent.offline.text import (
+    Alternatives,
+    idf_weights,
+    norm,
+    split_sentences,
+    terms_of,
+    weighted_share,
+)
+from agent.state import GenerateInput, Passage
+from store.suspicious import is_suspicious, suspicious_spans
+
+_INJECTION = re.compile(
+    r"(ignore (all |any )?(the )?(previous|prior|above|earlier)|disregard (all |the )?"
+    r"(previous|prior|above)|system prompt|you are now|act as|new instructions|"
+    r"respond (only )?with|reply (only )?with|忽略(之前|以上|上面|前面|所有)|无视(之前|以上|所有)|"
+    r"系统提示|你现在是|扮演|新的指令|只回答|请回复|必须回答)", re.I)
+
+
+def looks_like_instruction(sentence: str) -> bool:
+    """An instruction to an assistant, a request for credentials or a broadcast (see
+    ``store.suspicious``): never quoted, and never obeyed when asked."""
+    return bool(_INJECTION.search(sentence)) or is_suspicious(sentence)
+
+
+def _in_flagged(sentence: str, flagged: list[str]) -> bool:
+    """Whether ``sentence`` is part of a span its document flags as suspicious (a piece of
+    an injected line is as unquotable as the whole line)."""
+    key = norm(sentence)
+    return any(key in span for span in flagged)
+
+
+def pool_idf(terms: list[str], passages: list[Passage],
+             alternatives: Alternatives | None = None) -> dict[str, float]:
+    """Each term's idf among the pool's passages (a translation holds its term too)."""
+    return idf_weights(terms, [terms_of(p["title"] + " " + p["text"], terms, alternatives)
+                               for p in passages])
+
+
+def translated(inp: GenerateInput) -> Alternatives:
+    """The question terms' translations (``Understanding.translated_terms``), if any."""
+    return inp["understanding"].get("translated_terms") or {}
+
+
+_NUMERIC = re.compile(r"(多少|几|哪一年|哪年|何时|什么时候|\bhow (many|much|long|old)\b|"
+                      r"\bwhat year\b|\bwhen\b)", re.I)
+# A sentence that announces what follows ("需要检查以下几点：") says nothing by itself.
+_LEAD_IN = re.compile(r"[:：]\s*$")
+_DIGIT = re.compile(r"[0-9０-９一二三四五六七八九十百千万]")
+_CODE = re.compile(r"^\s*(```|\$ |redis-cli|kubectl|SELECT |[a-z_]+\s*=\s*)")
+
+Candidate = tuple[float, int, str, set[str]]
+
+
+def _is_code(sentence: str) -> bool:
+    return bool(_CODE.match(sentence)) or sentence.count("`") > 6
+
+
+def frame(p: Passage) -> str:
+    """A passage's title and headings: what its sentences are about."""
+    return " ".join([p["title"], *p["heading_path"]])
+
+
+# Terms next to the question word count double in sentence scores: the first weight tried,
+# it raised hotpotqa answer accuracy from 0.62 to 0.66 and left musique as it was.
+FOCUS_WEIGHT = 2.0
+# A sentence holding the kind of value asked for ("几天" / "8天") outranks one that only
+# shares the topic words (chosen on half A of samplekb).
+VALUE_BONUS = 0.3
+_WH = re.compile(r"\b(which|what|who|whom|whose|when|where)\b", re.I)
+
+
+def focus_terms(question: str, terms: list[str]) -> set[str]:
+    """The terms next to the question word: what is asked ("father to which Bollywood
+    actress", "created by who") rather than how the subject is described."""
+    words = re.findall(r"[\w'-]+", question.lower())
+    found: set[str] = set()
+    for i, w in enumerate(words):
+        if _WH.fullmatch(w) and i > 0:
+            found.update(words[max(i - 2, 0):i + 3])
+    return {t for t in terms if t in found}
+
+
+def rank_sentences(inp: GenerateInput, terms: list[str],
+                   all_terms: list[str]) -> tuple[list[Candidate], list[float]]:
+    """Every quotable sentence of the pool, best first, and each passage's fit.
+
+    A sentence scores by the question's terms it holds (idf-weighted, those next to the
+    question word double), its headings, how well its passage fits as a whole, and a digit
+    when the question asks for a number, more when it holds the kind of value asked for
+    ("8天" for "几天", "3 weeks" for "how long")."""
+    passages = inp["passages"]
+    rejected = {norm(s) for s in inp["rejected"]}
+    alternatives = translated(inp)
+    idf = pool_idf(terms, passages, alternatives)
+    for t in focus_terms(inp["question"], terms):
+        idf[t] *= FOCUS_WEIGHT
+    # How well each passage as a whole (title and headings included) fits, and its rank.
+    fit = [weighted_share(terms, idf, terms_of(frame(p) + " " + p["text"], terms, alternatives))
+           + 0.5 / (1 + p["rank"]) for p in passages]
+    candidates: list[Candidate] = []
+    wants_number = bool(_NUMERIC.search(inp["question"]))
+    value = value_pattern(inp["question"])
+    for n, p in enumerate(passages, start=1):
+        frame_terms = terms_of(frame(p), terms, alternatives)
+        flagged = [norm(span) for span in suspicious_spans(p["text"])]
+        for unit in quotable_units(p["text"], split_sentences):
+            s = unit.text
+            if (looks_like_instruction(s) or _in_flagged(s, flagged) or norm(s) in rejected
+                    or _is_code(s) or _LEAD_IN.search(s)):
+                continue
+            st = terms_of(unit.about, all_terms, alternatives)
+            # Headings count: a step under "Redis 内存满了怎么办" is about Redis memory.
+            score = (weighted_share(terms, idf, st)
+                     + 0.3 * weighted_share(terms, idf, st | frame_terms)
+                     + 0.4 * fit[n - 1] + (0.15 if wants_number and _DIGIT.search(s) else 0)
+                     + (VALUE_BONUS if value is not None and value.search(s) else 0))
+            candidates.append((score, n, s, st))
+    candidates.sort(key=lambda c: (-c[0], c[1]))
+    return candidates, fit

@@ -64,7 +64,40 @@ class RunContext:
     translator: Any | None = None
     asker_principals: tuple[str, ...] = ()  # see agent.api.Question
     glossaries: GlossaryCache = field(default_factory=GlossaryCache, repr=False)
+    # The conversation's knowledge bases (``kb`` is their key, ``store.kbset``); a turn
+    # searches those the router picks among them.
+    kbs: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.kbs:
+            self.kbs = (self.kb,)
 
     def facets(self) -> Facets:
-        """What the KB holds for these principals."""
-        return self.facets_cache.get(self.pool, self.kb, self.principals)
+        """What the conversation's KBs hold for these principals."""
+        parts = [self.facets_cache.get(self.pool, kb, self.principals) for kb in self.kbs]
+        if len(parts) == 1:
+            return parts[0]
+        return Facets(doc_types=sorted({v for p in parts for v in p["doc_types"]}),
+                      titles=sorted({v for p in parts for v in p["titles"]}),
+                      sources=sorted({v for p in parts for v in p["sources"]}))
+
+    def glossary(self) -> dict[str, tuple[str, ...]]:
+        """The office glossaries of the conversation's KBs, merged."""
+        parts = [self.glossaries.get(self.pool, kb) for kb in self.kbs]
+        if len(parts) == 1:
+            return parts[0]
+        merged: dict[str, tuple[str, ...]] = {}
+        for part in parts:
+            for term, synonyms in part.items():
+                merged[term] = tuple(dict.fromkeys([*merged.get(term, ()), *synonyms]))
+        return merged
+
+    def translations(self, query: str) -> dict[str, list[str]]:
+        """``query``'s words translated into what the conversation's KBs hold, merged."""
+        if self.translator is None:
+            return {}
+        merged: dict[str, list[str]] = {}
+        for kb in self.kbs:
+            for source, words in self.translator.for_query(self.pool, kb, query).items():
+                merged[source] = list(dict.fromkeys([*merged.get(source, []), *words]))
+        return merged

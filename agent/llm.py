@@ -173,9 +173,12 @@ class LLMEngine:
 
     def route(self, inp: RouteInput) -> RouteDecision:
         offline = self._fallback.route(inp)
-        payload = {"question": inp["question"], "understanding": inp["understanding"],
-                   "facets": {"doc_types": inp["facets"]["doc_types"],
-                              "titles": inp["facets"]["titles"]}}
+        payload: dict[str, Any] = {
+            "question": inp["question"], "understanding": inp["understanding"],
+            "facets": {"doc_types": inp["facets"]["doc_types"],
+                       "titles": inp["facets"]["titles"]}}
+        if "knowledge_bases" in inp:  # several KBs: the reply names where to look
+            payload["knowledge_bases"] = inp["knowledge_bases"]
         return self._with_fallback(
             "route",
             lambda: self._ask("route", prompts.ROUTE, payload, RouteReply,

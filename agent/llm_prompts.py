@@ -39,9 +39,12 @@ documents could answer.
 two lookups where the second depends on the first.
 - "clarify": too vague to search (e.g. only "the report?"). Then give a short clarify_question \
 in the question's language and up to three options taken from facets (titles or doc types).
+When the input has "knowledge_bases" (each with name, about, and share: how much of the \
+question's words it holds), name in "knowledge_bases" the one or two whose subject the \
+question is about; all of them when you cannot tell.
 {_JSON_RULE} Shape:
 {{"route": "direct_answer"|"single_retrieval"|"multi_retrieval"|"clarify", "reason": str, \
-"clarify_question": str or null, "options": [str]}}"""
+"clarify_question": str or null, "options": [str], "knowledge_bases": [str]}}"""
 
 PLAN = f"""You split a question for a company knowledge base into search sub-questions.
 Input JSON: {{"question": str, "understanding": {{...}}, "route": str, "facets": \

@@ -93,10 +93,18 @@ class RouteReply(_Reply):
     reason: str = ""
     clarify_question: str | None = None
     options: list[str] = []
+    knowledge_bases: list[str] = []
 
     def to_state(self, facets: Facets, offline: RouteDecision) -> RouteDecision:
         """Rules first: the model cannot skip search for a knowledge question nor narrow a
-        comparison or chained question to one search; clarify options must exist in the KB."""
+        comparison or chained question to one search; clarify options must exist in the KB.
+        The KBs it names are checked against the conversation's by the route node."""
+        decision = self._decision(facets, offline)
+        if self.knowledge_bases:
+            decision["kbs"] = _clean(self.knowledge_bases)
+        return decision
+
+    def _decision(self, facets: Facets, offline: RouteDecision) -> RouteDecision:
         if self.route == "direct_answer" and offline["route"] != "direct_answer":
             return RouteDecision(route=offline["route"], clarification=offline["clarification"],
                                  reason="model said direct_answer; a knowledge question searches")

@@ -17,6 +17,7 @@ from agent.memory import thread_lock
 from agent.normalize import normalize_question
 from agent.tracing import TraceRecorder
 from agent.types import AnswerResult, Citation, Clarification, OnStage, Question, StageEvent
+from store.kbset import EVERY, parse_kb_set, resolve_kb_set
 from store.traces import save_trace
 
 if TYPE_CHECKING:
@@ -24,6 +25,15 @@ if TYPE_CHECKING:
     from store.answer_cache import Lookup
 
 log = structlog.get_logger("agent")
+
+
+def turn_kbs(deps: AgentDeps, kb: str) -> tuple[str, ...]:
+    """The KBs of ``kb`` (one name, a set "hr+it", or "*"); a plain name is taken as is,
+    so one KB reads nothing more than before."""
+    if len(parse_kb_set(kb)) == 1 and kb != EVERY:
+        return (kb,)
+    with deps.pool.connection() as conn:
+        return resolve_kb_set(conn, kb)  # an unknown KB names the fix
 
 
 def _config(thread_id: str) -> dict[str, Any]:
@@ -47,6 +57,9 @@ def run_turn(graph: Any, deps: AgentDeps, q: Question, *, on_stage: OnStage | No
     Every surface's text comes through here, so this is where it is normalised (see
     ``agent.normalize``): no rule, model or stored trace sees the raw form."""
     q = dataclasses.replace(q, text=normalize_question(q.text))
+    kbs = turn_kbs(deps, q.kb)
+    if len(kbs) == 1:  # "*" over a single KB is that KB, cache and trace included
+        q = dataclasses.replace(q, kb=kbs[0])
     resume = None if resume is None else normalize_question(resume)
     started = time.perf_counter()
     trace = TraceRecorder(trace_id=uuid.uuid4().hex, thread_id=q.thread_id)
@@ -54,7 +67,8 @@ def run_turn(graph: Any, deps: AgentDeps, q: Question, *, on_stage: OnStage | No
     found: Lookup | None = None
     with bound, thread_lock(deps.pool, q.thread_id, deps.config.lock_timeout_s):
         config = _config(q.thread_id)
-        if resume is None and deps.config.answer_cache:
+        # A set of KBs has no one content version to key cached answers by.
+        if resume is None and deps.config.answer_cache and len(kbs) == 1:
             found = cached.check(graph, deps.pool, q, config)
         if found is not None and found.entry is not None:
             values: dict[str, Any] = {"question": q.text,
@@ -80,8 +94,9 @@ def run_turn(graph: Any, deps: AgentDeps, q: Question, *, on_stage: OnStage | No
 def _run_graph(graph: Any, deps: AgentDeps, q: Question, trace: TraceRecorder, *,
                started: float, on_stage: OnStage | None,
                resume: str | None) -> tuple[dict[str, Any], AnswerResult]:
+    kbs = turn_kbs(deps, q.kb)
     ctx = RunContext(pool=deps.pool, embedder=deps.embedder, engine=deps.engine,
-                     config=deps.config, kb=q.kb, principals=tuple(q.principals),
+                     config=deps.config, kb=q.kb, kbs=kbs, principals=tuple(q.principals),
                      asker_principals=tuple(q.asker_principals),
                      trace=trace, reranker=deps.reranker, facets_cache=deps.facets_cache,
                      translator=deps.translator, glossaries=deps.glossaries)
@@ -127,7 +142,8 @@ def _from_result(r: dict[str, Any], trace: TraceRecorder, started: float, *,
     return AnswerResult(
         text=r["text"],
         citations=[Citation(n=c["n"], doc_id=c["doc_id"], title=c["title"],
-                            source=c["source"], chunk_ids=tuple(c["chunk_ids"]))
+                            source=c["source"], chunk_ids=tuple(c["chunk_ids"]),
+                            kb=c.get("kb", ""))
                    for c in r["citations"]],
         refused=bool(r["refused"]), route=r["route"], rounds=int(r["rounds"]),
         rewritten_query=r["rewritten_query"], trace_id=trace.trace_id,
@@ -135,7 +151,17 @@ def _from_result(r: dict[str, Any], trace: TraceRecorder, started: float, *,
         clarification=None, retrieved_doc_ids=list(r["retrieved_doc_ids"]),
         retrieved_chunk_ids=list(r["retrieved_chunk_ids"]),
         restricted_hidden=bool(r.get("restricted_hidden", False)),
-        language=r.get("language", "en"), cached=cached)
+        language=r.get("language", "en"), cached=cached, kbs=list(r.get("kbs", [])))
+
+
+def _kb_choice(trace: TraceRecorder) -> dict[str, Any]:
+    """The KBs the turn searched and why, from its route step (several KBs only)."""
+    for step in trace.steps:
+        out = step.get("output") or {}
+        if step.get("node") == "route" and "kbs" in out:
+            return {"kbs_searched": out["kbs"], "kb_reason": out.get("kb_reason"),
+                    "kb_shares": out.get("kb_shares")}
+    return {}
 
 
 def _store_trace(deps: AgentDeps, q: Question, values: dict[str, Any], result: AnswerResult,
@@ -154,6 +180,7 @@ def _store_trace(deps: AgentDeps, q: Question, values: dict[str, Any], result: A
         "cited_chunk_ids": [i for c in result.citations for i in c.chunk_ids],
         "searches": values.get("searches") or [],
         "steps": trace.steps,
+        **_kb_choice(trace),
         **extra,
     }
     try:

@@ -22,6 +22,7 @@ class CitedDoc(TypedDict):
     title: str
     source: str
     chunk_ids: list[int]
+    kb: NotRequired[str]  # set when the conversation spans several knowledge bases
 
 
 class Turn(TypedDict):
@@ -63,6 +64,7 @@ class Passage(TypedDict):
     rank: int  # rank within the search that found it (0 = best)
     round: int
     sub_id: str
+    kb: NotRequired[str]  # the knowledge base it came from
 
 
 # ---------------------------------------------------------------- understand
@@ -96,10 +98,20 @@ class Understanding(TypedDict):
 
 # ---------------------------------------------------------------- route
 
+class KbOption(TypedDict):
+    """A knowledge base the conversation may search, as the router sees it."""
+
+    name: str
+    about: str  # the admin's description, else the summary derived at ingest
+    share: float  # of the question's words, weighted by rarity, that it explains (0..1)
+
+
 class RouteInput(TypedDict):
     question: str
     understanding: Understanding
     facets: Facets
+    # Only when the conversation spans several KBs: each with the offline rule's scores.
+    knowledge_bases: NotRequired[list[KbOption]]
 
 
 class ClarifyRequest(TypedDict):
@@ -111,6 +123,15 @@ class RouteDecision(TypedDict):
     route: Route
     reason: str
     clarification: ClarifyRequest | None  # set when route == "clarify"
+    kbs: NotRequired[list[str]]  # the knowledge bases to search, when the engine chose
+
+
+class KbChoice(TypedDict):
+    """Which of the conversation's knowledge bases a turn searches, and why (traced)."""
+
+    kbs: list[str]
+    reason: str
+    shares: dict[str, float]
 
 
 # ---------------------------------------------------------------- plan
@@ -232,6 +253,8 @@ class GraphState(TypedDict, total=False):
     question: str
     # thread memory (survives turns)
     history: list[Turn]
+    kbs: list[str]  # the knowledge bases the latest turn searched (follow-ups stay there)
+    kb_labels: dict[str, str]  # clarify option -> KB name, when the options were KBs
     # per turn
     understanding: Understanding
     decision: RouteDecision

@@ -17,7 +17,7 @@ StageName = Literal["understanding", "searching", "evaluating", "writing", "veri
 class Question:
     text: str
     thread_id: str
-    kb: str
+    kb: str  # one KB, or a set of them: "hr+it", "*" for every KB (store.kbset)
     principals: tuple[str, ...] = ("public",)
     user: str | None = None
     # What the asker may read personally (a DM's principals). A refusal is marked
@@ -33,6 +33,7 @@ class Citation:
     title: str
     source: str
     chunk_ids: tuple[int, ...]
+    kb: str = ""  # set when the conversation spans several knowledge bases
 
 
 @dataclass(frozen=True)
@@ -69,6 +70,7 @@ class AnswerResult:
     restricted_hidden: bool = False
     language: str = "en"
     cached: bool = False  # served from the answer cache (store.answer_cache)
+    kbs: list[str] = field(default_factory=list)  # searched, when the conversation has several
 
     def to_json(self) -> dict[str, Any]:
         """The ``ragbot ask --json`` shape."""
@@ -76,7 +78,7 @@ class AnswerResult:
             "answer": self.text,
             "citations": [
                 {"n": c.n, "doc_id": c.doc_id, "title": c.title, "source": c.source,
-                 "chunk_ids": list(c.chunk_ids)}
+                 "chunk_ids": list(c.chunk_ids), **({"kb": c.kb} if c.kb else {})}
                 for c in self.citations
             ],
             "refused": self.refused,
@@ -93,6 +95,7 @@ class AnswerResult:
             "retrieved_doc_ids": self.retrieved_doc_ids,
             "restricted_hidden": self.restricted_hidden,
             "cached": self.cached,
+            **({"kbs": self.kbs} if self.kbs else {}),
         }
 
 

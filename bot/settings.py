@@ -16,6 +16,16 @@ def _alias(*names: str) -> AliasChoices:
     return AliasChoices(*names)
 
 
+def _kb_set(text: str, where: str) -> str:
+    """``text`` as a KB set's key; ValueError naming ``where`` and the fix."""
+    from store.kbset import kb_set_key, parse_kb_set
+
+    try:
+        return kb_set_key(parse_kb_set(text))
+    except ValueError as exc:
+        raise ValueError(f"{where}: {exc}") from exc
+
+
 class Settings(BaseSettings):
     """Read from the environment (and a ``.env`` file when present).
 
@@ -84,9 +94,12 @@ class Settings(BaseSettings):
     # empty: any https URL. Other sources show their title only, never a path.
     link_hosts: Annotated[list[str], NoDecode] = Field(
         default_factory=list, validation_alias=_alias("RAGBOT_LINK_HOSTS"))
-    # "C0123=hr,C0456=eng": answers in those channels come from those KBs
+    # "C0123=hr+it,C0456=eng": answers in those channels come from those KBs (the router
+    # picks among a channel's several)
     channel_kbs: Annotated[dict[str, str], NoDecode] = Field(
         default_factory=dict, validation_alias=_alias("RAGBOT_CHANNEL_KBS"))
+    # the KBs that answer direct messages (1:1 chats): "hr+it", "*" every KB
+    dm_kbs: str = Field(default="*", validation_alias=_alias("RAGBOT_DM_KBS"))
 
     # Microsoft Teams (``POST /api/messages`` when the app id is set; bot.teams)
     teams_app_id: str | None = Field(default=None, validation_alias=_alias("RAGBOT_TEAMS_APP_ID"))
@@ -166,9 +179,14 @@ class Settings(BaseSettings):
                     raise ValueError(
                         f"RAGBOT_CHANNEL_KBS entry {pair!r} is not CHANNEL_ID=KB_NAME"
                     )
-                out[channel.strip()] = kb.strip()
+                out[channel.strip()] = _kb_set(kb.strip(), f"RAGBOT_CHANNEL_KBS entry {pair!r}")
             return out
         return value
+
+    @field_validator("dm_kbs", "default_kb")
+    @classmethod
+    def _check_kb_set(cls, value: str) -> str:
+        return _kb_set(value, "the knowledge base setting")
 
     @property
     def max_file_bytes(self) -> int:

@@ -79,8 +79,11 @@ class Turn:
 
     @property
     def kb(self) -> str:
-        """The first knowledge base of the turn (the agent answers from one for now)."""
-        return self.kbs[0]
+        """The turn's knowledge bases as one key (``hr+it``; ``store.kbset``), which the
+        agent resolves and routes among."""
+        from store.kbset import kb_set_key
+
+        return kb_set_key(self.kbs)
 
 
 @dataclass(frozen=True)

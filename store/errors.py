@@ -20,6 +20,15 @@ class KnowledgeBaseNotFoundError(StoreError):
         self.name = name
 
 
+class NoKnowledgeBaseError(KnowledgeBaseNotFoundError):
+    """``*`` (every KB) was asked for and there is none yet."""
+
+    def __init__(self) -> None:
+        StoreError.__init__(self, "no knowledge base exists yet; create one with "
+                            "`ragbot ingest PATH --kb NAME`")
+        self.name = "*"
+
+
 class ModelMismatchError(StoreError):
     """The KB was embedded with another model than the one configured now."""
 

@@ -40,6 +40,7 @@ from store.kb import (
     kb_write_lock,
     record_source,
 )
+from store.kb_profile import refresh_summary_logged
 from store.limits import DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_PDF_PAGES, ReadLimits
 from store.readers import ReadFailure, Scope
 from store.types import ChunkDraft, SourceDocument
@@ -342,6 +343,8 @@ def _execute(pool: ConnectionPool[Any], kb_name: str,
                 _glossary(conn, kb.id, path, report)
             conn.execute("UPDATE knowledge_bases SET last_ingest_at = now() WHERE id = %s",
                          [kb.id])
+            if generation is None:  # a reindex refreshes it after its switch
+                refresh_summary_logged(conn, kb.id)
     report.seconds = time.perf_counter() - started
     log.info("ingest_done", kb=kb_name, generation=gen, new=report.new,
              updated=report.updated, unchanged=report.unchanged, failed=report.failed,

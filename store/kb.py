@@ -72,8 +72,10 @@ def check_model(kb: KnowledgeBase, embedder: Embedder) -> None:
 
 def get_or_create_kb(conn: psycopg.Connection, name: str, embedder: Embedder) -> KnowledgeBase:
     """The KB called ``name``, created for ``embedder`` if absent; checks the model."""
-    if not name or len(name) > 100:
-        raise ValueError(f"invalid knowledge base name {name!r}")
+    from store.kbset import check_kb_name
+
+    if find_kb(conn, name) is None:  # names from before sets existed keep working
+        check_kb_name(name)
     ensure_vector_index(conn, embedder.dim)
     with conn.transaction():
         conn.execute(
@@ -128,8 +130,12 @@ def kb_status(conn: psycopg.Connection, name: str) -> dict[str, Any]:
         "ORDER BY d.source, c.position",
         {"id": kb.id, "g": kb.active_generation},
     ).fetchall()
+    about = conn.execute("SELECT description, summary FROM knowledge_bases WHERE id = %s",
+                         [kb.id]).fetchone()
     return {
         "name": kb.name,
+        "description": about[0] if about else "",
+        "summary": about[1] if about else "",
         "suspicious": [{"source": r[0], "text": r[1]} for r in flagged],
         "documents": row[0],
         "archived_versions": row[1],

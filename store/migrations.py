@@ -467,6 +467,12 @@ MIGRATIONS: list[str] = [
         TO bot_messages_turn_id_fkey;
     ALTER INDEX slack_bot_messages_trace RENAME TO bot_messages_trace;
     """,
+    # several knowledge bases: an admin's description and a summary derived at ingest (titles
+    # and distinctive terms), both read by the router that picks which KBs to search.
+    """
+    ALTER TABLE knowledge_bases ADD COLUMN description text NOT NULL DEFAULT '';
+    ALTER TABLE knowledge_bases ADD COLUMN summary text NOT NULL DEFAULT '';
+    """,
 ]
 
 # The first schema version with the surface-neutral conversation tables.

@@ -27,6 +27,7 @@ from store.embedding import Embedder, embedder_backend
 from store.errors import StoreError
 from store.ingest import IngestReport, ingest_paths
 from store.kb import KnowledgeBase, get_kb, kb_write_lock
+from store.kb_profile import refresh_summary_logged
 from store.limits import DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_PDF_PAGES
 
 log = structlog.get_logger("ragbot.reindex")
@@ -131,6 +132,7 @@ def reindex(pool: ConnectionPool[Any], kb_name: str, *, embedder: Embedder,
                 _check_complete(conn, kb, new, report, outcome.hard_failures)
                 emit("switching", emit.done, emit.total)
                 generations.switch(conn, kb.id, new, embedder)
+                refresh_summary_logged(conn, kb.id)
             except BaseException as exc:
                 bound.warning("reindex_failed", error=type(exc).__name__)
                 generations.abandon(conn, kb.id, new)

@@ -59,6 +59,7 @@ class Hit:
     score: float
     dense_rank: int | None = None
     keyword_rank: int | None = None
+    kb: str = ""  # the knowledge base it came from (set by store.multi_search)
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)

@@ -36,6 +36,8 @@ def cite_documents(draft: Draft, pool: list[Passage],
             if doc is None:
                 doc = CitedDoc(n=len(docs) + 1, doc_id=p["doc_id"], title=p["title"],
                                source=p["source"], chunk_ids=[])
+                if p.get("kb"):  # only set when the conversation spans several KBs
+                    doc["kb"] = p["kb"]
                 by_doc[p["doc_id"]] = doc
                 docs.append(doc)
             if p["chunk_id"] not in doc["chunk_ids"]:
@@ -79,14 +81,15 @@ def ranked_retrieval(searches: list[SearchRecord], lead: int = LEAD_COMPOSED,
     return docs, chunks
 
 
-def _hidden(ctx: RunContext, query: str) -> bool:
+def _hidden(ctx: RunContext, kbs: list[str], query: str) -> bool:
     """Whether documents the asker may read personally, but not here, would have answered
     (the surface then tells the asker alone); a failed probe never costs the answer."""
     from store.access import answer_hidden
 
     try:
-        return answer_hidden(ctx.pool, ctx.kb, query, ctx.principals,
-                             asker=ctx.asker_principals, embedder=ctx.embedder)
+        return any(answer_hidden(ctx.pool, kb, query, ctx.principals,
+                                 asker=ctx.asker_principals, embedder=ctx.embedder)
+                   for kb in kbs)
     except Exception:
         log.exception("restricted_probe_failed", kb=ctx.kb)
         return False
@@ -104,7 +107,9 @@ def finalize(state: GraphState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     doc_ids, chunk_ids = ranked_retrieval(
         searches, lead=retrieval_lead(state["question"], route, chain), chain=chain)
     # The text stays the plain refusal (others may see it); the surface tells the asker alone.
-    hidden = draft["refused"] and route != "direct_answer" and _hidden(runtime.context, u["query"])
+    hidden = draft["refused"] and route != "direct_answer" and _hidden(
+        runtime.context, [k for k in state.get("kbs") or [] if k in runtime.context.kbs]
+        or list(runtime.context.kbs), u["query"])
     result = {
         "text": text, "citations": docs, "refused": draft["refused"], "route": route,
         "restricted_hidden": hidden,
@@ -113,6 +118,8 @@ def finalize(state: GraphState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         "retrieved_doc_ids": doc_ids, "retrieved_chunk_ids": chunk_ids,
         "queries": [s["query"] for s in searches],
     }
+    if len(runtime.context.kbs) > 1:
+        result["kbs"] = list(state.get("kbs") or runtime.context.kbs)
     # Only the turn's own terms: borrowed ones would snowball through later follow-ups.
     own = [e for e in u["entities"] if e not in u["implicit_context"]][:8]
     turn = Turn(question=state["question"], rewritten=u["query"], entities=own,

@@ -19,19 +19,23 @@ from agent.tracing import hits_snapshot
 from store.types import SearchFilters
 
 
-def _search(ctx: RunContext, sub: SubQuestion, round_: int) -> list[Passage]:
-    from store.search import search
+def _search(ctx: RunContext, kbs: list[str], sub: SubQuestion, round_: int) -> list[Passage]:
+    from store.multi_search import search_kbs
 
     f = sub["filters"]
     filters = (SearchFilters(doc_types=tuple(f["doc_types"]), sources=tuple(f["sources"]))
                if f["doc_types"] or f["sources"] else None)
-    hits = search(ctx.pool, ctx.kb, sub["query"], embedder=ctx.embedder, k=ctx.config.k,
-                  filters=filters, principals=ctx.principals, reranker=ctx.reranker,
-                  translator=ctx.translator)
-    return [Passage(chunk_id=h.chunk_id, doc_id=h.doc_id, title=h.title, source=h.source,
-                    doc_type=h.doc_type, heading_path=list(h.heading_path), text=h.text,
-                    score=h.score, rank=i, round=round_, sub_id=sub["id"])
-            for i, h in enumerate(hits)]
+    hits = search_kbs(ctx.pool, kbs, sub["query"], embedder=ctx.embedder, k=ctx.config.k,
+                      filters=filters, principals=ctx.principals, reranker=ctx.reranker,
+                      translator=ctx.translator)
+    found = [Passage(chunk_id=h.chunk_id, doc_id=h.doc_id, title=h.title, source=h.source,
+                     doc_type=h.doc_type, heading_path=list(h.heading_path), text=h.text,
+                     score=h.score, rank=i, round=round_, sub_id=sub["id"])
+             for i, h in enumerate(hits)]
+    if len(ctx.kbs) > 1:  # citations name the KB only when the conversation spans several
+        for passage, hit in zip(found, hits, strict=True):
+            passage["kb"] = hit.kb
+    return found
 
 
 def _record(sub: SubQuestion, round_: int, found: list[Passage],
@@ -44,6 +48,7 @@ def _record(sub: SubQuestion, round_: int, found: list[Passage],
 def retrieve(state: GraphState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     started = time.perf_counter()
     ctx = runtime.context
+    kbs = [k for k in state.get("kbs") or [] if k in ctx.kbs] or list(ctx.kbs)
     round_ = int(state.get("round") or 0) + 1
     emit(runtime, "searching", state["understanding"]["language"], round_)
     pending = list(state.get("pending_queries") or [])
@@ -53,9 +58,9 @@ def retrieve(state: GraphState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     records: list[SearchRecord] = []
     if len(independent) > 1:
         with ThreadPoolExecutor(max_workers=min(len(independent), 4)) as pool:
-            found_lists = list(pool.map(lambda s: _search(ctx, s, round_), independent))
+            found_lists = list(pool.map(lambda s: _search(ctx, kbs, s, round_), independent))
     else:
-        found_lists = [_search(ctx, s, round_) for s in independent]
+        found_lists = [_search(ctx, kbs, s, round_) for s in independent]
     for sub, found in zip(independent, found_lists, strict=True):
         results[sub["id"]] = found
         records.append(_record(sub, round_, found, sub.get("entity")))
@@ -64,7 +69,7 @@ def retrieve(state: GraphState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         bridge = ctx.engine.bridge(BridgeInput(sub_question=sub, found=found_before))
         hop = SubQuestion(id=sub["id"], query=bridge["query"] or sub["query"],
                           depends_on=sub["depends_on"], filters=sub["filters"])
-        found = _search(ctx, hop, round_)
+        found = _search(ctx, kbs, hop, round_)
         results[sub["id"]] = found
         records.append(_record(hop, round_, found, bridge["bridge_entity"]))
     used_fallback = bool(state.get("used_fallback_query"))
@@ -74,7 +79,7 @@ def retrieve(state: GraphState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         if all(r["query"] != raw for r in records):
             sub = SubQuestion(id="raw", query=raw, depends_on=[],
                               filters={"doc_types": [], "sources": []})
-            results["raw"] = _search(ctx, sub, round_)
+            results["raw"] = _search(ctx, kbs, sub, round_)
             records.append(_record(sub, round_, results["raw"]))
             used_fallback = True
     pool_before = list(state.get("passages") or [])

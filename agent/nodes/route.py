@@ -9,6 +9,7 @@ import structlog
 from langgraph.runtime import Runtime
 
 from agent.context import RunContext
+from agent.nodes.kb_choice import kb_labels, kb_options, settle
 from agent.offline.text import content_terms, term_hits
 from agent.state import GraphState, RouteDecision, RouteInput
 
@@ -17,10 +18,17 @@ log = structlog.get_logger("agent")
 
 def route(state: GraphState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     started = time.perf_counter()
+    ctx = runtime.context
     u = state["understanding"]
-    facets = runtime.context.facets()
-    decision = runtime.context.engine.route(
-        RouteInput(question=state["question"], understanding=u, facets=facets))
+    facets = ctx.facets()
+    inp = RouteInput(question=state["question"], understanding=u, facets=facets)
+    if len(ctx.kbs) > 1:
+        kb_opts, offline_choice = kb_options(ctx, u)
+        inp["knowledge_bases"] = kb_opts
+    decision = ctx.engine.route(inp)
+    choice = (settle(state, ctx, u, offline_choice, decision.get("kbs"))
+              if len(ctx.kbs) > 1 else None)
+    labels: dict[str, str] = {}
     if decision["route"] == "clarify" and state.get("clarify_reply"):
         # Asked once already this turn: search with what the user told us.
         decision = RouteDecision(route="single_retrieval", reason="clarified by the user",
@@ -30,25 +38,34 @@ def route(state: GraphState, runtime: Runtime[RunContext]) -> dict[str, Any]:
                                  reason="nothing in the KB to offer as options",
                                  clarification=None)
     request = decision["clarification"]
-    if decision["route"] == "clarify" and request is not None:
+    kbs = choice["kbs"] if choice is not None else list(ctx.kbs)
+    if decision["route"] == "clarify" and request is not None and len(kbs) > 1:
+        # The question fits several KBs equally: asking which one narrows it most.
+        labels = kb_labels(inp.get("knowledge_bases", []), kbs[:3])
+        request["options"] = list(labels)
+    elif decision["route"] == "clarify" and request is not None:
         # Titles that name the words lead; then documents a search finds that hold them.
         # Either beats a list of doc types.
         named = [o for o in request["options"] if o in facets["titles"]]
-        options = list(dict.fromkeys([*named, *_titles_found(runtime.context, u["query"])]))
+        options = list(dict.fromkeys([*named, *_titles_found(ctx, kbs, u["query"])]))
         if len(options) >= 2:
             request["options"] = options[:3]
-    runtime.context.trace.record("route", started, {"query": u["query"]}, dict(decision))
-    return {"decision": decision}
+    out: dict[str, Any] = dict(decision)
+    if choice is not None:
+        out["kbs"], out["kb_reason"], out["kb_shares"] = (choice["kbs"], choice["reason"],
+                                                          choice["shares"])
+    ctx.trace.record("route", started, {"query": u["query"]}, out)
+    return {"decision": decision, "kbs": kbs, "kb_labels": labels}
 
 
-def _titles_found(ctx: RunContext, query: str, limit: int = 3) -> list[str]:
+def _titles_found(ctx: RunContext, kbs: list[str], query: str, limit: int = 3) -> list[str]:
     """The titles of the documents a search for ``query`` finds first that hold its words,
     as clarify options (the asker may read each); [] when the search fails."""
-    from store.search import search
+    from store.multi_search import search_kbs
 
     try:
-        hits = search(ctx.pool, ctx.kb, query, embedder=ctx.embedder, k=10,
-                      principals=ctx.principals)
+        hits = search_kbs(ctx.pool, kbs, query, embedder=ctx.embedder, k=10,
+                          principals=ctx.principals)
     except Exception:
         log.exception("clarify_options_search_failed", kb=ctx.kb)
         return []

@@ -19,10 +19,8 @@ def _alternatives(ctx: RunContext, text: str) -> dict[str, list[str]]:
     """Per topic term of ``text``, its dictionary translations and glossary synonyms that
     stand for it in a passage ("第三季度" is held by "Q3", "年假" by "annual leave")."""
     terms = content_terms(text)
-    glossary = ctx.glossaries.get(ctx.pool, ctx.kb)
-    found: dict[str, list[str]] = {}
-    if ctx.translator is not None:
-        found = ctx.translator.for_query(ctx.pool, ctx.kb, text)
+    glossary = ctx.glossary()
+    found = ctx.translations(text)
     alternatives = alternatives_per_term(terms, found)
     for term in terms:
         for synonym in glossary.get(term.lower(), ()):
@@ -34,7 +32,7 @@ def _add_synonyms(u: Understanding, ctx: RunContext) -> None:
     """The query terms' alternatives, for the offline rules (``translated_terms``); glossary
     synonyms the query lacks also widen the keyword search."""
     u["translated_terms"] = _alternatives(ctx, u["query"])
-    glossary = ctx.glossaries.get(ctx.pool, ctx.kb)
+    glossary = ctx.glossary()
     present = norm(u["query"])
     expansions = [s for term in [*u["entities"], *u["implicit_context"]]
                   for s in glossary.get(term.lower(), ()) if norm(s) not in present]
@@ -43,10 +41,11 @@ def _add_synonyms(u: Understanding, ctx: RunContext) -> None:
 
 def _probe(ctx: RunContext, question: str, history: list[Turn]) -> TopicEvidence:
     """Search the question alone: does it name its own topic, or lean on the thread's?"""
-    from store.search import search
+    from store.multi_search import search_kbs
 
-    hits = search(ctx.pool, ctx.kb, question, embedder=ctx.embedder, k=CONFIDENT_WITHIN,
-                  principals=ctx.principals, translator=ctx.translator)
+    # every KB of the conversation: the question alone may have moved to another one
+    hits = search_kbs(ctx.pool, list(ctx.kbs), question, embedder=ctx.embedder,
+                      k=CONFIDENT_WITHIN, principals=ctx.principals, translator=ctx.translator)
     found = [Passage(chunk_id=h.chunk_id, doc_id=h.doc_id, title=h.title, source=h.source,
                      doc_type=h.doc_type, heading_path=list(h.heading_path), text=h.text,
                      score=h.score, rank=i, round=0, sub_id="probe")

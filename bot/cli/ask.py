@@ -7,6 +7,8 @@ import json
 import uuid
 from typing import TYPE_CHECKING
 
+from bot.cli.kb import kb_set_argument
+
 if TYPE_CHECKING:
     from bot.context import AppContext
 
@@ -14,7 +16,9 @@ if TYPE_CHECKING:
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("ask", help="answer one question from a knowledge base")
     parser.add_argument("question", help="the question, in Chinese or English")
-    parser.add_argument("--kb", default=None, help="knowledge base (default: RAGBOT_KB)")
+    parser.add_argument("--kb", default=None, type=kb_set_argument, metavar="KB[,KB...]",
+                        help="knowledge base, or several: hr,it,eng (the router picks among them; "
+                        "default: RAGBOT_KB)")
     parser.add_argument("--thread", default=None,
                         help="conversation id: later asks with the same id are follow-ups")
     parser.add_argument("--principal", action="append", default=None, metavar="P",
@@ -61,5 +65,6 @@ def handle(args: argparse.Namespace, ctx: AppContext) -> int:
             print(f"  {i}. {option}")
         print(f"(reply with: ragbot ask ... --thread {thread} --reply TEXT)")
     for c in result.citations:
-        print(f"[{c.n}] {c.title} — {c.source}")
+        kb = f" [{c.kb}]" if c.kb else ""
+        print(f"[{c.n}] {c.title}{kb} — {c.source}")
     return 0

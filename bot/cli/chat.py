@@ -7,6 +7,8 @@ import uuid
 from functools import partial
 from typing import TYPE_CHECKING
 
+from bot.cli.kb import kb_set_argument
+
 if TYPE_CHECKING:
     from rich.console import Console
 
@@ -18,7 +20,9 @@ _EXIT = {"exit", "quit", "/exit", "/quit", "退出"}
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("chat", help="talk to a knowledge base in the terminal")
-    parser.add_argument("--kb", default=None, help="knowledge base (default: RAGBOT_KB)")
+    parser.add_argument("--kb", default=None, type=kb_set_argument, metavar="KB[,KB...]",
+                        help="knowledge base, or several: hr,it,eng (the router picks among them; "
+                        "default: RAGBOT_KB)")
     parser.add_argument("--thread", default=None, help="continue this conversation id")
     parser.add_argument("--principal", action="append", default=None, metavar="P",
                         help="access principal, e.g. user:U123 (repeatable; public always)")
@@ -39,7 +43,8 @@ def show_answer(console: Console, result: AnswerResult) -> None:
     style = "yellow" if result.refused else ""
     console.print(escape(result.text), style=style)
     for c in result.citations:
-        console.print(f"  [dim][{c.n}] {escape(c.title)} — {escape(c.source)}[/]")
+        kb = " " + escape(f"[{c.kb}]") if c.kb else ""
+        console.print(f"  [dim][{c.n}] {escape(c.title)}{kb} — {escape(c.source)}[/]")
     console.print(f"  [dim]{result.route}, {result.rounds} round(s), "
                   f"{result.latency_ms:.0f} ms, trace {result.trace_id}[/]")
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from bot.context import AppContext
     from bot.evaluation.runner import Step
+    from bot.evaluation.split import SplitCorpus
 
 _EPILOG = """\
 DIR holds corpus.jsonl and questions.jsonl (format: ../shared/datasets/README.md). The corpus
@@ -34,6 +35,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                         help="dataset folder, or `compare A.jsonl B.jsonl`")
     parser.add_argument("--kb", default=None,
                         help="knowledge base to (re)use (default: the folder's name)")
+    parser.add_argument("--split-kbs", default=None, metavar="PREFIX",
+                        help="ingest each document into KB PREFIX-<metadata.kb> and ask every "
+                        "question against them all (the router picks), reporting per-KB "
+                        "routing accuracy; answers mode only")
     parser.add_argument("--out", type=Path, default=None, metavar="RESULTS.jsonl",
                         help="where result lines go (required unless comparing)")
     parser.add_argument("--retrieval-only", action="store_true",
@@ -123,11 +128,34 @@ def _record_history(args: argparse.Namespace, ctx: AppContext, folder: Path, kb:
     print(f"recorded as eval run #{run_id} (ragbot report --out report.html)", file=sys.stderr)
 
 
+def _prepare_corpus(args: argparse.Namespace, ctx: AppContext, folder: Path, kb: str
+                    ) -> tuple[str, SplitCorpus | None]:
+    """Ingest the corpus (into one KB, or split into its domains' KBs); the KB key asked."""
+    from bot.evaluation.runner import ensure_corpus
+
+    if args.split_kbs is not None:
+        from bot.evaluation.split import ensure_split_corpus
+
+        split = ensure_split_corpus(ctx.pool, folder, args.split_kbs, ctx.settings.home,
+                                    embedder=ctx.embedder)
+        for name, report in split.reports.items():
+            print(f"corpus {name}: {report.summary()}", file=sys.stderr)
+            for line in report.errors:
+                print(f"  {line}", file=sys.stderr)
+        return "+".join(split.kbs), split
+    if not args.no_ingest:
+        report = ensure_corpus(ctx.pool, kb, folder, embedder=ctx.embedder)
+        print(f"corpus: {report.summary()}", file=sys.stderr)
+        for line in report.errors:
+            print(f"  {line}", file=sys.stderr)
+    return kb, None
+
+
 def run(args: argparse.Namespace, ctx: AppContext) -> int:
     from bot.evaluation.answers import answer_summary, format_answer_summary, scores
     from bot.evaluation.dataset import load_questions, replay_order
     from bot.evaluation.metrics import format_summary, summarize
-    from bot.evaluation.runner import ensure_corpus, run_questions, write_results
+    from bot.evaluation.runner import run_questions, write_results
 
     if str(args.dir[0]) == "compare":
         return compare_runs(list(args.dir[1:]))
@@ -136,14 +164,14 @@ def run(args: argparse.Namespace, ctx: AppContext) -> int:
         return 2
     folder: Path = args.dir[0].expanduser()
     kb = args.kb or folder.resolve().name
+    if args.split_kbs is not None and (args.retrieval_only or args.kb):
+        print("error: --split-kbs names its own KBs and measures the router, which only the "
+              "answers mode runs: drop --kb and --retrieval-only", file=sys.stderr)
+        return 2
     questions = load_questions(folder / "questions.jsonl")
     if args.limit is not None:
         questions = replay_order(questions)[: max(0, args.limit)]
-    if not args.no_ingest:
-        report = ensure_corpus(ctx.pool, kb, folder, embedder=ctx.embedder)
-        print(f"corpus: {report.summary()}", file=sys.stderr)
-        for line in report.errors:
-            print(f"  {line}", file=sys.stderr)
+    kb, split = _prepare_corpus(args, ctx, folder, kb)
     step = build_step(args, ctx, kb)
     by_id = {q.id: q for q in questions}
     records = ({**r, "scores": scores(r, by_id[r["id"]])}
@@ -152,9 +180,16 @@ def run(args: argparse.Namespace, ctx: AppContext) -> int:
     _record_history(args, ctx, folder, kb, results)
     summary = summarize(results, {q.id: q.gold_doc_ids for q in questions},
                         {q.id: q.kind for q in questions})
+    routing = None
+    if split is not None:
+        from bot.evaluation.split import routing_accuracy
+
+        routing = routing_accuracy(results, questions, split.doc_kb)
     if args.json:
         if not args.retrieval_only:
             summary["answers"] = answer_summary(results)
+        if routing is not None:
+            summary["routing"] = routing
         print(json.dumps(summary, indent=2))
     else:
         print(f"{len(results)} questions -> {args.out}")
@@ -162,4 +197,9 @@ def run(args: argparse.Namespace, ctx: AppContext) -> int:
         if not args.retrieval_only:
             print()
             print(format_answer_summary(answer_summary(results)))
+        if routing is not None:
+            from bot.evaluation.split import format_routing
+
+            print()
+            print(format_routing(routing))
     return 0

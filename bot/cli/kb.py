@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -21,6 +22,24 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     status.add_argument("name", metavar="NAME")
     status.add_argument("--json", action="store_true", help="one JSON object")
     status.set_defaults(handler=run_status)
+    describe = actions.add_parser("describe", help="set what a knowledge base is about (the "
+                                  "router reads it to pick which KBs answer a question)")
+    describe.add_argument("name", metavar="NAME")
+    describe.add_argument("text", metavar="TEXT",
+                          help='one or two sentences, e.g. "HR policies: leave, pay, travel"; '
+                          '"" clears it (the derived summary is used instead)')
+    describe.set_defaults(handler=run_describe)
+
+
+def kb_set_argument(text: str) -> str:
+    """``--kb`` of ask, chat, serve and eval: one KB or several (``hr,it`` or ``hr+it``),
+    as the set's key."""
+    from store.kbset import kb_set_key, parse_kb_set
+
+    try:
+        return kb_set_key(parse_kb_set(text))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc
 
 
 def _statuses(ctx: AppContext) -> list[dict[str, Any]]:
@@ -36,13 +55,35 @@ def _when(value: str | None) -> str:
 
 def format_table(rows: list[dict[str, Any]]) -> str:
     """A fixed-width table of KB statuses (plain text: fine in logs and pipes)."""
-    header = ("NAME", "MODEL", "DOCS", "CHUNKS", "GEN", "LAST INGEST")
+    header = ("NAME", "MODEL", "DOCS", "CHUNKS", "GEN", "LAST INGEST", "ABOUT")
     lines = [header] + [
         (r["name"], f"{r['embed_model']} ({r['embed_dim']})", str(r["documents"]),
-         str(r["chunks"]), str(r["generation"]), _when(r["last_ingest_at"])) for r in rows]
+         str(r["chunks"]), str(r["generation"]), _when(r["last_ingest_at"]), _about(r))
+        for r in rows]
     widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
     return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(line, widths, strict=True))
                      .rstrip() for line in lines)
+
+
+def _about(status: dict[str, Any], limit: int = 60) -> str:
+    """The description, else the derived summary marked "(derived)", shortened."""
+    text = status["description"] or (f"(derived) {status['summary']}" if status["summary"]
+                                      else "-")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def run_describe(args: argparse.Namespace, ctx: AppContext) -> int:
+    from store.kb_profile import set_description
+
+    with ctx.pool.connection() as conn:
+        try:
+            set_description(conn, args.name, args.text)
+        except ValueError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+    print(f"{args.name}: " + (f"described as {' '.join(args.text.split())!r}" if args.text.strip()
+                              else "description cleared (the derived summary is used)"))
+    return 0
 
 
 def run_list(args: argparse.Namespace, ctx: AppContext) -> int:
@@ -67,6 +108,8 @@ def run_status(args: argparse.Namespace, ctx: AppContext) -> int:
     print(f"knowledge base  {status['name']}")
     print(f"model           {status['embed_model']} ({status['embed_dim']} dimensions, "
           f"{status['embed_backend']} backend)")
+    print(f"description     {status['description'] or '- (set one: ragbot kb describe NAME TEXT)'}")
+    print(f"summary         {status['summary'] or '-'} (derived at ingest)")
     print(f"generation      {status['generation']}")
     print(f"documents       {status['documents']} "
           f"(+{status['archived_versions']} archived versions)")

@@ -7,6 +7,8 @@ import signal
 import sys
 from typing import TYPE_CHECKING, Any
 
+from bot.cli.kb import kb_set_argument
+
 if TYPE_CHECKING:
     from bot.context import AppContext
     from bot.settings import Settings
@@ -15,9 +17,10 @@ if TYPE_CHECKING:
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "serve", help="run the Slack bot (Socket Mode with SLACK_APP_TOKEN, else HTTP)")
-    parser.add_argument("--kb", default=None,
-                        help="knowledge base that answers (default: RAGBOT_KB or 'default'); "
-                             "RAGBOT_CHANNEL_KBS=C123=hr,C456=eng maps channels to others")
+    parser.add_argument("--kb", default=None, type=kb_set_argument, metavar="KB[,KB...]",
+                        help="knowledge base(s) that answer (default: RAGBOT_KB or 'default'); "
+                             "hr,it,eng: the router picks among them; "
+                             "RAGBOT_CHANNEL_KBS=C123=hr+it,C456=eng maps channels to others")
     parser.add_argument("--http", action="store_true",
                         help="serve HTTP even when SLACK_APP_TOKEN is set")
     parser.add_argument("--host", default="0.0.0.0", help="HTTP bind address")  # noqa: S104

@@ -34,6 +34,10 @@ def render(trace: dict[str, Any]) -> str:
         f"refused: {trace.get('refused')}  latency: {trace.get('latency_ms')} ms",
         "",
     ]
+    if trace.get("kbs_searched"):
+        shares = ", ".join(f"{k} {v:.2f}" for k, v in (trace.get("kb_shares") or {}).items())
+        lines[-1:-1] = [f"knowledge bases: {', '.join(trace['kbs_searched'])} — "
+                        f"{trace.get('kb_reason')}" + (f" (shares: {shares})" if shares else "")]
     for i, step in enumerate(trace.get("steps") or [], start=1):
         lines.append(f"{i:>2}. {step['node']:<10} {step.get('ms', 0):>8.1f} ms")
         lines.append(f"      in : {_short(step.get('input'))}")
@@ -44,7 +48,8 @@ def render(trace: dict[str, Any]) -> str:
                      f"chunks {s['chunk_ids'][:10]}")
     lines += ["", "answer:", str(trace.get("answer", ""))]
     for c in trace.get("citations") or []:
-        lines.append(f"[{c['n']}] {c['title']} — {c['source']} (chunks {c['chunk_ids']})")
+        kb = f" [{c['kb']}]" if c.get("kb") else ""
+        lines.append(f"[{c['n']}] {c['title']}{kb} — {c['source']} (chunks {c['chunk_ids']})")
     return "\n".join(lines)
 
 

@@ -77,6 +77,11 @@ class ConversationDeps:
 
 
 def kbs_from_settings(settings: Settings) -> ConversationKbs:
-    """``RAGBOT_KB`` and ``RAGBOT_CHANNEL_KBS`` as a ``ConversationKbs``."""
-    return ConversationKbs(default=(settings.default_kb,),
-                           bindings={c: (kb,) for c, kb in settings.channel_kbs.items()})
+    """``RAGBOT_KB``, ``RAGBOT_CHANNEL_KBS`` and ``RAGBOT_DM_KBS`` as a ``ConversationKbs``
+    (each a KB or a set, ``hr+it``: ``store.kbset``)."""
+    from store.kbset import parse_kb_set
+
+    return ConversationKbs(default=parse_kb_set(settings.default_kb),
+                           bindings={c: parse_kb_set(kb)
+                                     for c, kb in settings.channel_kbs.items()},
+                           direct=parse_kb_set(settings.dm_kbs))

@@ -121,7 +121,12 @@ class ConversationKbs:
 
     default: tuple[str, ...] = ("default",)
     bindings: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    # direct messages (``RAGBOT_DM_KBS``); ("*",): every KB; empty: ``default``
+    direct: tuple[str, ...] = ()
 
-    def for_conversation(self, conversation: str) -> tuple[str, ...]:
-        """The knowledge bases that answer in ``conversation``."""
-        return self.bindings.get(conversation, self.default)
+    def for_conversation(self, conversation: str, *, direct: bool = False
+                         ) -> tuple[str, ...]:
+        """The knowledge bases that answer in ``conversation`` (``direct``: a DM)."""
+        if conversation in self.bindings:
+            return self.bindings[conversation]
+        return self.direct if direct and self.direct else self.default

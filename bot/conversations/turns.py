@@ -63,7 +63,8 @@ def accept(deps: ConversationDeps, q: Inbound, *, kind: TurnKind,
         surface=place.surface, workspace=place.workspace, conversation=place.conversation,
         message_id=q.message_id, thread=place.thread, thread_key=place.thread_key,
         asker=q.asker, kind=kind, text=q.text if text is None else text,
-        kbs=q.kbs or deps.kbs.for_conversation(place.conversation), truncated=q.truncated,
+        kbs=q.kbs or deps.kbs.for_conversation(place.conversation, direct=q.kind == "direct"),
+        truncated=q.truncated,
         delivery_id=q.delivery_id, address=dict(place.address))
     with deps.pool.connection() as conn:
         turn = journal.claim_turn(conn, draft, deps.instance_id)

@@ -45,6 +45,7 @@ def agent_step(agent: Agent, kb: str, *, run_id: str | None = None,
             answer=result.text, refused=result.refused,
             cited_doc_ids=[c.doc_id for c in result.citations],
             cited_passages=cited(result),
-            rewritten_query=result.rewritten_query, route=result.route, rounds=result.rounds)
+            rewritten_query=result.rewritten_query, route=result.route, rounds=result.rounds,
+            kbs=result.kbs or None)
 
     return step

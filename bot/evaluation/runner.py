@@ -46,6 +46,7 @@ class StepOutput:
     rewritten_query: str | None = None
     route: str | None = None
     rounds: int | None = None
+    kbs: list[str] | None = None  # the KBs searched, when the question had several
 
 
 Step = Callable[[Question], StepOutput]
@@ -54,7 +55,7 @@ Step = Callable[[Question], StepOutput]
 def result_record(question: Question, output: StepOutput, latency_ms: float) -> dict[str, Any]:
     """The result line for one question (``cited_passages`` only when the step gave them)."""
     fields = {k: v for k, v in asdict(output).items()
-              if k != "cited_passages" or v is not None}
+              if k not in ("cited_passages", "kbs") or v is not None}
     return {"id": question.id, **fields, "latency_ms": round(latency_ms, 2)}
 
 

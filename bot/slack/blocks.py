@@ -110,7 +110,10 @@ def citation_line(c: CitationLike, link_hosts: Sequence[str] = ()) -> str:
     ``[n] title``: the document's title only, never its path."""
     title = escape(c.title.strip() or "untitled").replace("|", "¦")
     url = source_link(c.source, link_hosts)
-    return f"[{c.n}] <{url}|{title}>" if url else f"[{c.n}] {title}"
+    # The KB is named when the conversation spans several (agent.api.Citation.kb).
+    kb = getattr(c, "kb", "")
+    where = f" ({escape(kb)})" if kb else ""
+    return (f"[{c.n}] <{url}|{title}>" if url else f"[{c.n}] {title}") + where
 
 
 def pack(blocks: Sequence[Block], fallback: str,

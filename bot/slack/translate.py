@@ -50,8 +50,11 @@ class Incoming:
 
     def inbound(self, delivery_id: str | None = None) -> Inbound:
         """The core's ``Inbound`` for this message."""
+        # Slack's direct-message channel ids start with D (RAGBOT_DM_KBS binds them).
+        direct = self.channel_type == "im" or self.channel.startswith("D")
         return Inbound(place=self.place, message_id=self.message_ts, asker=self.user,
-                       text=self.text, truncated=self.truncated, delivery_id=delivery_id)
+                       text=self.text, truncated=self.truncated, delivery_id=delivery_id,
+                       kind="direct" if direct else None)
 
 
 def ignore_reason(event: dict[str, Any], bot_user_id: str | None,

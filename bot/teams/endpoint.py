@@ -92,7 +92,7 @@ class TeamsEndpoint:
                 conversation_id=q.conversation_id, service_url=q.service_url,
                 thread_key=thread_key, chat_type=q.chat_type, user_id=q.user,
                 principals=q.principals, asker_principals=q.asker_principals, text=q.text,
-                truncated=q.truncated, kb=self.deps.default_kb,
+                truncated=q.truncated, kb=self._kb(q),
                 register_thread=q.has_reply_chains), self.deps.instance_id)
         if turn is None:
             log.info("teams_duplicate_activity", activity_id=q.activity_id)
@@ -100,6 +100,13 @@ class TeamsEndpoint:
         self.deps.metrics.questions.labels("teams").inc()
         self.deps.work.submit(self.runner.run, turn)
         return OK
+
+    def _kb(self, q: inbound.TeamsQuestion) -> str:
+        """The KB set that answers here: a 1:1 chat is a DM (``RAGBOT_DM_KBS``)."""
+        from store.kbset import binding_for
+
+        return binding_for(q.conversation_id, is_dm=q.chat_type == "personal", channel_kbs={},
+                           default=self.deps.default_kb, dm=self.deps.settings.dm_kbs)
 
     def _command_reply(self, q: inbound.TeamsQuestion, command: re.Match[str] | None) -> str:
         lang = lang_of(q.text)
@@ -150,7 +157,7 @@ class TeamsEndpoint:
                 conversation_id=q.conversation_id, service_url=q.service_url,
                 thread_key=thread_key, chat_type=q.chat_type, user_id=q.user,
                 principals=q.principals, asker_principals=q.asker_principals, text=choice,
-                kb=self.deps.default_kb), self.deps.instance_id)
+                kb=self._kb(q)), self.deps.instance_id)
         if turn is not None:
             self.deps.work.submit(self.runner.run, turn)
         return 200, render.card_invoke_response(chosen)

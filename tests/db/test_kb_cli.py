@@ -49,7 +49,8 @@ def test_ingest_prints_summary_and_kb_status_reports_it(
 
     assert main(["kb", "list"]) == 0
     table = capsys.readouterr().out.splitlines()
-    assert table[0].split() == ["NAME", "MODEL", "DOCS", "CHUNKS", "GEN", "LAST", "INGEST"]
+    assert table[0].split() == ["NAME", "MODEL", "DOCS", "CHUNKS", "GEN", "LAST", "INGEST",
+                                 "ABOUT"]
     assert table[1].split()[:5] == ["handbook", "all-MiniLM-L6-v2", "(384)", "2", "2"]
 
 

@@ -1,0 +1,94 @@
+"""Which of the conversation's knowledge bases this turn searches (called by ``route``).
+
+The offline rule (``agent.kb_route``) scores each KB from what it holds of the question's
+words, their translations and glossary synonyms, and its description; an LLM engine may name
+the KBs in its route reply instead. A follow-up stays with the KBs of the thread's last turn
+unless the question now points clearly elsewhere (a topic change). A reply to a clarification
+whose options were KBs searches the KB it names.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from agent.kb_route import TRANSLATED, KbEvidence, kb_shares, pick
+from agent.offline.text import content_terms, norm
+from agent.state import GraphState, KbChoice, KbOption, Understanding
+
+if TYPE_CHECKING:
+    from agent.context import RunContext
+
+_ABOUT_CHARS = 300
+
+
+def kb_options(ctx: RunContext, u: Understanding) -> tuple[list[KbOption], KbChoice]:
+    """The conversation's KBs with their shares of the question, and the offline pick."""
+    from store.kb import get_kb
+    from store.kb_profile import profiles
+    from store.kb_vocab import held_counts
+
+    terms = content_terms(u["query"])
+    alternatives = u.get("translated_terms", {})
+    evidence: list[KbEvidence] = []
+    abouts: dict[str, str] = {}
+    with ctx.pool.connection() as conn:
+        about = profiles(conn, list(ctx.kbs))
+        for name in ctx.kbs:
+            kb = get_kb(conn, name)
+            phrases = [*terms, *(a for t in terms for a in alternatives.get(t, []))]
+            passages, held = held_counts(conn, kb.id, phrases, ctx.principals)
+            profile = about.get(name)
+            abouts[name] = profile.text[:_ABOUT_CHARS] if profile else ""
+            words = set(content_terms(profile.description + " " + profile.summary)
+                        ) if profile else set()
+            evidence.append(KbEvidence(
+                name=name, passages=passages,
+                held={t: max([float(held.get(t, 0)),
+                              *(TRANSLATED * held.get(a, 0) for a in alternatives.get(t, []))])
+                      for t in terms},
+                described=frozenset(t for t in terms
+                                    if t in words or any(norm(a) in words
+                                                         for a in alternatives.get(t, [])))))
+    shares = kb_shares(evidence, terms)
+    kbs, reason = pick(shares, ctx.kbs)
+    options = [KbOption(name=n, about=abouts[n], share=shares[n]) for n in ctx.kbs]
+    return options, KbChoice(kbs=kbs, reason=reason, shares=shares)
+
+
+def settle(state: GraphState, ctx: RunContext, u: Understanding, offline: KbChoice,
+           named: list[str] | None) -> KbChoice:
+    """The turn's KBs: a clarified KB, else the engine's named ones, else the offline pick;
+    a follow-up keeps the thread's KBs unless the pick moved clearly away from them."""
+    labels = state.get("kb_labels") or {}
+    reply = (state.get("clarify_reply") or "").strip()
+    if reply and labels:
+        chosen = [kb for label, kb in labels.items()
+                  if norm(reply) in (norm(label), norm(kb))]
+        if chosen:
+            return KbChoice(kbs=chosen[:1], reason="the asker chose this knowledge base",
+                            shares=offline["shares"])
+    valid = [k for k in dict.fromkeys(named or []) if k in ctx.kbs]
+    choice = (KbChoice(kbs=valid, reason="named by the route model", shares=offline["shares"])
+              if valid else offline)
+    before = [k for k in state.get("kbs") or [] if k in ctx.kbs]
+    if not u["is_followup"] or not before or valid:
+        return choice
+    # The rewrite borrows the earlier turns' words, which pull towards the thread's KBs: the
+    # asker's own words decide whether the topic moved.
+    _, own = kb_options(ctx, Understanding(**{**u, "query": state["question"]}))
+    if len(own["kbs"]) < len(ctx.kbs) and not set(own["kbs"]) & set(before):
+        return KbChoice(kbs=own["kbs"], reason="topic changed: " + own["reason"],
+                        shares=own["shares"])
+    return KbChoice(kbs=before, reason="follow-up: stays with the thread's knowledge bases",
+                    shares=choice["shares"])
+
+
+def kb_labels(options: list[KbOption], kbs: list[str]) -> dict[str, str]:
+    """Clarify options naming KBs: each KB's description (short), else its name."""
+    about = {o["name"]: o["about"] for o in options}
+    out: dict[str, str] = {}
+    for kb in kbs:
+        text = about.get(kb, "")
+        label = f"{kb}: {text}" if text else kb
+        out[label[:70]] = kb
+    return out

@@ -1,0 +1,48 @@
+"""How much of each knowledge base speaks of a question's words: per KB, how many of its
+active passages the asker may read hold each word (or all words of a phrase), for routing."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import psycopg
+
+from store.tokenize import tokens
+from store.types import PUBLIC
+
+# Enough to tell a KB's topic words from its rare ones; bounds each index scan.
+HELD_CAP = 2000
+
+
+def _tsquery(phrase: str) -> str | None:
+    """All words of ``phrase`` (each quoted), or None when it has no word."""
+    words = tokens(phrase)
+    if not words:
+        return None
+    return " & ".join("'" + w.replace("'", "''").replace("\\", "\\\\") + "'" for w in words)
+
+
+def held_counts(conn: psycopg.Connection[Any], kb_id: int, phrases: Sequence[str],
+                principals: Sequence[str]) -> tuple[int, dict[str, int]]:
+    """(the KB's active passages, per phrase how many of those ``principals`` may read hold
+    it, capped at :data:`HELD_CAP`)."""
+    queries = {p: q for p in dict.fromkeys(phrases) if (q := _tsquery(p)) is not None}
+    total_row = conn.execute(
+        "SELECT coalesce(g.chunk_count, 0) FROM knowledge_bases k JOIN generations g "
+        "ON g.kb_id = k.id AND g.generation = k.active_generation WHERE k.id = %s",
+        [kb_id]).fetchone()
+    total = int(total_row[0]) if total_row else 0
+    if not queries:
+        return total, {}
+    rows = conn.execute(
+        """
+        WITH g AS (SELECT active_generation AS gen FROM knowledge_bases WHERE id = %(kb)s)
+        SELECT p, (SELECT count(*) FROM (SELECT 1 FROM chunks c, g
+                   WHERE c.kb_id = %(kb)s AND c.generation = g.gen
+                   AND c.acl && %(principals)s::text[]
+                   AND c.tsv @@ to_tsquery('simple', q) LIMIT %(cap)s) s)
+        FROM unnest(%(phrases)s::text[], %(queries)s::text[]) AS u(p, q)
+        """, {"kb": kb_id, "principals": list(principals) or [PUBLIC], "cap": HELD_CAP,
+              "phrases": list(queries), "queries": list(queries.values())}).fetchall()
+    return total, {str(p): int(n) for p, n in rows}

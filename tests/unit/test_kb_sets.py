@@ -1,0 +1,130 @@
+"""Sets of knowledge bases: parsing bindings, the offline routing rule, fusion by rank and
+the per-KB routing accuracy of ``ragbot eval --split-kbs``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from agent.kb_route import KbEvidence, kb_shares, pick
+from bot.evaluation.dataset import DatasetError, Question
+from bot.evaluation.split import routing_accuracy, split_lines
+from bot.settings import Settings
+from store.kbset import binding_for, check_kb_name, kb_set_key, parse_kb_set
+from store.multi_search import fuse_by_rank
+from store.types import Hit
+
+
+def test_kb_sets_parse_from_plus_or_comma_and_name_a_bad_entry() -> None:
+    assert parse_kb_set("hr+it") == ("hr", "it")
+    assert parse_kb_set(" hr , it,hr ") == ("hr", "it")
+    assert parse_kb_set("*") == ("*",)
+    assert kb_set_key(parse_kb_set("eng,hr")) == "eng+hr"
+    with pytest.raises(ValueError, match="'hr\\+\\+it' has an empty name"):
+        parse_kb_set("hr++it")
+    with pytest.raises(ValueError, match="mixes"):
+        parse_kb_set("*+hr")
+    with pytest.raises(ValueError, match="none of"):
+        check_kb_name("hr+it")
+
+
+def test_channel_dm_and_default_bindings() -> None:
+    channels = {"C1": "hr+it"}
+    assert binding_for("C1", is_dm=False, channel_kbs=channels, default="eng", dm="*") == "hr+it"
+    assert binding_for("C2", is_dm=False, channel_kbs=channels, default="eng", dm="*") == "eng"
+    assert binding_for("D1", is_dm=True, channel_kbs=channels, default="eng", dm="*") == "*"
+    assert binding_for("D1", is_dm=True, channel_kbs={"D1": "it"}, default="eng",
+                       dm="hr,it") == "it"
+
+
+def test_settings_read_kb_sets_and_refuse_a_broken_one() -> None:
+    s = Settings(RAGBOT_CHANNEL_KBS="C0123=hr+it,C0456=eng", RAGBOT_DM_KBS="hr,it")
+    assert s.channel_kbs == {"C0123": "hr+it", "C0456": "eng"}
+    assert s.dm_kbs == "hr+it"
+    assert Settings().dm_kbs == "*"
+    with pytest.raises(ValueError, match="RAGBOT_CHANNEL_KBS entry 'C1=hr\\+'"):
+        Settings(RAGBOT_CHANNEL_KBS="C1=hr+")
+
+
+def _evidence(name: str, passages: int, held: dict[str, float],
+              described: frozenset[str] = frozenset()) -> KbEvidence:
+    return KbEvidence(name=name, passages=passages, held=held, described=described)
+
+
+def test_the_kb_holding_the_distinctive_words_stands_out() -> None:
+    terms = ["pension", "vesting", "request"]
+    evidence = [_evidence("hr", 40, {"pension": 6, "vesting": 3, "request": 5}),
+                _evidence("it", 40, {"request": 6}),
+                _evidence("eng", 40, {"request": 4})]
+    shares = kb_shares(evidence, terms)
+    assert max(shares, key=lambda k: shares[k]) == "hr"
+    assert abs(sum(shares.values()) - 1) < 1e-3
+    kbs, reason = pick(shares, ["hr", "it", "eng"])
+    assert kbs == ["hr"]
+    assert "hr explains" in reason
+
+
+def test_words_every_kb_holds_alike_pick_all_and_no_words_pick_all() -> None:
+    terms = ["request", "form"]
+    evidence = [_evidence(n, 30, {"request": 3, "form": 2}) for n in ("hr", "it", "eng")]
+    kbs, reason = pick(kb_shares(evidence, terms), ["hr", "it", "eng"])
+    assert sorted(kbs) == ["eng", "hr", "it"]
+    assert "stands out" in reason
+    none = kb_shares([_evidence("hr", 30, {}), _evidence("it", 30, {})], ["zebra"])
+    assert pick(none, ["hr", "it"]) == (["hr", "it"], "no knowledge base holds the question's "
+                                                      "words: all searched")
+
+
+def test_two_kbs_sharing_a_topic_are_searched_together() -> None:
+    terms = ["laptop", "refresh"]
+    evidence = [_evidence("it", 30, {"laptop": 5, "refresh": 2}),
+                _evidence("finance", 30, {"laptop": 5, "refresh": 2}),
+                _evidence("eng", 30, {}), _evidence("hr", 30, {})]
+    kbs, _ = pick(kb_shares(evidence, terms), ["eng", "finance", "hr", "it"])
+    assert sorted(kbs) == ["finance", "it"]
+
+
+def test_a_description_word_counts_for_its_kb() -> None:
+    terms = ["payroll"]
+    evidence = [_evidence("hr", 50, {}, frozenset({"payroll"})), _evidence("it", 50, {})]
+    assert pick(kb_shares(evidence, terms), ["hr", "it"])[0][0] == "hr"
+
+
+def _hit(chunk: int, doc: str) -> Hit:
+    return Hit(chunk_id=chunk, doc_id=doc, title=doc, source=doc, doc_type="d",
+               heading_path=(), text="t", score=99.0)
+
+
+def test_rank_fusion_interleaves_kbs_by_rank_not_by_score() -> None:
+    fused = fuse_by_rank({"hr": [_hit(1, "a"), _hit(2, "b")],
+                          "it": [_hit(3, "c"), _hit(4, "d"), _hit(5, "e")]}, k=4)
+    assert [(h.chunk_id, h.kb) for h in fused] == [(1, "hr"), (3, "it"), (2, "hr"), (4, "it")]
+    assert fused[0].score == fused[1].score > fused[2].score  # the same rank weighs the same
+
+
+def test_routing_accuracy_counts_a_gold_documents_kb_among_those_searched() -> None:
+    questions = [Question(id="q1", question="?", gold_doc_ids=("d1",)),
+                 Question(id="q2", question="?", gold_doc_ids=("d2",)),
+                 Question(id="q3", question="?", gold_doc_ids=()),
+                 Question(id="q4", question="?", gold_doc_ids=("d2",))]
+    results = [{"id": "q1", "kbs": ["x-hr"]}, {"id": "q2", "kbs": ["x-hr"]},
+               {"id": "q3", "kbs": ["x-it"]}, {"id": "q4"}]
+    summary = routing_accuracy(results, questions, {"d1": "x-hr", "d2": "x-it"})
+    assert summary["routing_accuracy"] == 0.5
+    assert summary["per_kb"] == {"x-hr": {"accuracy": 1.0, "questions": 1},
+                                 "x-it": {"accuracy": 0.0, "questions": 1}}
+
+
+def test_split_corpus_names_a_line_without_its_kb(tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus.jsonl"
+    lines = [{"id": "a", "title": "A", "text": "alpha", "metadata": {"kb": "hr"}},
+             {"id": "b", "title": "B", "text": "bravo", "metadata": {}}]
+    corpus.write_text("\n".join(json.dumps(x) for x in lines) + "\n", encoding="utf-8")
+    with pytest.raises(DatasetError, match=r"corpus.jsonl:2: no metadata.kb"):
+        split_lines(corpus, "p")
+    corpus.write_text(json.dumps(lines[0]) + "\n", encoding="utf-8")
+    per_kb, doc_kb = split_lines(corpus, "p")
+    assert list(per_kb) == ["p-hr"]
+    assert doc_kb == {"a": "p-hr"}

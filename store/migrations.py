@@ -475,8 +475,10 @@ MIGRATIONS: list[str] = [
     """,
 ]
 
-# The first schema version with the surface-neutral conversation tables.
-CONVERSATION_TABLES = len(MIGRATIONS) - 1
+# The first schema version with the surface-neutral conversation tables (found by what it
+# does, so migrations appended later do not move it).
+CONVERSATION_TABLES = next(i for i, m in enumerate(MIGRATIONS)
+                           if "RENAME TO bot_messages_trace" in m)
 
 
 def current_version(conn: psycopg.Connection) -> int:

@@ -17,6 +17,7 @@ import structlog
 
 from store.conversations import trace_for_message
 from store.feedback import DOWN, UP, ReactionOutcome, Vote, apply_reaction
+from store.kbset import kb_set_key
 from store.traces import get_trace, recent_traces
 
 if TYPE_CHECKING:
@@ -76,7 +77,10 @@ def _answer_trace(conn: Connection, surface: str, conversation: str,
     # the thread key and KB are known here even if the trace lacks them
     trace.setdefault("thread_id", message.thread_key)
     trace.setdefault("turn", _turn_number(conn, str(trace["thread_id"]), message.trace_id))
-    return message.trace_id, trace, (message.kbs[0] if message.kbs else None)
+    # The trace names the KB the agent resolved ("*" over one KB is that KB); a set of
+    # several keeps its key ("hr+it").
+    kb = trace.get("kb") or (kb_set_key(message.kbs) if message.kbs else None)
+    return message.trace_id, trace, kb
 
 
 def _turn_number(conn: Connection, thread_id: str, trace_id: str) -> int:

@@ -205,7 +205,12 @@ class LLMEngine:
             lambda: self._fallback.bridge(inp))
 
     def evaluate(self, inp: EvaluateInput) -> Evaluation:
-        """Two strict votes; the pool is insufficient if either says so."""
+        """One vote, and a second, stricter one only when the first calls the pool
+        sufficient against the offline rule; insufficient if any vote says so.
+
+        A first vote of "insufficient" already decides (a second could not overturn it), and
+        one that agrees with the rule on "sufficient" is trusted: the strict vote is kept for
+        the case it was added for, a lenient first vote the evidence does not back."""
         if not inp["passages"]:
             return self._fallback.evaluate(inp)  # nothing to judge
         payload = {"question": inp["question"], "query": inp["understanding"]["query"],
@@ -216,6 +221,8 @@ class LLMEngine:
 
         def votes() -> Evaluation:
             first = self._ask("evaluate", prompts.EVALUATE, payload, EvaluateVote, _vote)
+            if not first.sufficient or self._fallback.evaluate(inp)["sufficient"]:
+                return merge_votes([first], inp)
             second = self._ask("evaluate", prompts.EVALUATE_STRICT, payload, EvaluateVote,
                                _vote)
             return merge_votes([first, second], inp)
@@ -237,9 +244,14 @@ class LLMEngine:
             lambda: self._fallback.generate(inp))
 
     def verify(self, inp: VerifyInput) -> Verdict:
+        """The offline rule first: a draft whose every sentence it finds in a cited passage
+        needs no model call; otherwise the model judges the draft."""
         draft = inp["draft"]
         if draft["refused"] or not any(s["cites"] for s in draft["sentences"]):
             return self._fallback.verify(inp)  # a refusal or a greeting: nothing to judge
+        rule = self._fallback.verify(inp)
+        if rule["supported"]:
+            return rule
         payload = {"question": inp["question"],
                    "sentences": [{"text": s["text"], "cites": s["cites"]}
                                  for s in draft["sentences"]],

@@ -235,7 +235,7 @@ def merge_votes(votes: list[EvaluateVote], inp: EvaluateInput) -> Evaluation:
     """Sufficient only when every vote says so; the dissenters' gaps become next queries."""
     if all(v.sufficient for v in votes):
         return Evaluation(sufficient=True, missing=[], next_queries=[],
-                          reason="both votes: sufficient")
+                          reason=f"{len(votes)} of {len(votes)} votes: sufficient")
     missing = list(dict.fromkeys(m.strip() for v in votes if not v.sufficient
                                  for m in v.missing if m.strip()))
     queries = list(dict.fromkeys(q.strip() for v in votes if not v.sufficient
@@ -249,8 +249,8 @@ def merge_votes(votes: list[EvaluateVote], inp: EvaluateInput) -> Evaluation:
                     for i, q in enumerate(queries[:MAX_NEXT_QUERIES], start=1)]
     reasons = "; ".join(v.reason for v in votes if not v.sufficient and v.reason)
     return Evaluation(sufficient=False, missing=missing, next_queries=next_queries,
-                      reason=f"insufficient by {sum(not v.sufficient for v in votes)} of 2 "
-                             f"votes" + (f": {reasons}" if reasons else ""))
+                      reason=f"insufficient by {sum(not v.sufficient for v in votes)} of "
+                             f"{len(votes)} votes" + (f": {reasons}" if reasons else ""))
 
 
 def _in_language(text: str, language: str) -> bool:

@@ -108,10 +108,11 @@ def test_two_hop_question_answered_by_the_llm_engine_cites_runbook_and_policy(
     assert result.refused is False
     assert "二次审批" in result.text
     assert titles(result) == {RUNBOOK, POLICY}
-    systems = {r["messages"][0]["content"] for r in fake_openai.requests}
-    for step in (prompts.UNDERSTAND, prompts.ROUTE, prompts.PLAN, prompts.EVALUATE,
-                 prompts.EVALUATE_STRICT, prompts.GENERATE, prompts.VERIFY):
-        assert step in systems
+    names = {text: name for name, text in vars(prompts).items() if isinstance(text, str)}
+    calls = [names.get(r["messages"][0]["content"]) for r in fake_openai.requests]
+    # one evaluate vote: it agrees with the offline rule that both documents are there; the
+    # model verifies because the rule does not find the reworded sentences in the passages
+    assert calls == ["UNDERSTAND", "ROUTE", "PLAN", "BRIDGE", "EVALUATE", "GENERATE", "VERIFY"]
     assert [e for e in logs if e["event"] == "llm_fallback"] == []
 
 
@@ -127,8 +128,9 @@ def test_llm_outage_still_answers_with_the_offline_rules_and_logs_each_fallback(
     assert degraded.refused is offline.refused
     assert [c.doc_id for c in degraded.citations] == [c.doc_id for c in offline.citations]
     fallbacks = [e for e in logs if e["event"] == "llm_fallback"]
+    # verify asks no model for a draft the offline rule finds in its passages
     assert {e["step"] for e in fallbacks} >= {"understand", "route", "plan", "evaluate",
-                                               "generate", "verify"}
+                                               "generate"}
     # The first step meets the outage; the breaker spares the rest from waiting on it.
     assert fallbacks[0]["reason"] == "http_500"
     assert {e["reason"] for e in fallbacks[1:]} == {"circuit_open"}

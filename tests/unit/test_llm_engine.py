@@ -229,7 +229,19 @@ def test_verify_flags_the_unsupported_sentence(fake_openai: FakeOpenAI) -> None:
     assert out["unsupported"] == ["回滚不需要任何审批。"]
 
 
-# ------------------------------------------------------------------ evaluate: two votes
+def test_verify_asks_no_model_when_the_rule_finds_every_sentence_in_its_passage(
+        fake_openai: FakeOpenAI) -> None:
+    sentences = [Sentence(text="回滚操作本身也是一次变更，必须办理审批。", cites=[1]),
+                 Sentence(text="回滚需要二次审批，由变更委员会成员或技术总监进行。", cites=[2])]
+    draft = Draft(sentences=sentences, refused=False, text="…")
+    inp = {"question": TWO_HOP, "draft": draft, "passages": [RUNBOOK, POLICY]}
+    assert OFFLINE.verify(inp)["supported"] is True  # type: ignore[arg-type]
+    out = engine_for(fake_openai).verify(inp)  # type: ignore[arg-type]
+    assert out["supported"] is True
+    assert fake_openai.requests == []
+
+
+# ------------------------------------------------------------------ evaluate: votes
 
 def test_evaluate_is_insufficient_when_either_vote_says_so(fake_openai: FakeOpenAI) -> None:
     fake_openai.script(
@@ -250,6 +262,21 @@ def test_evaluate_is_sufficient_only_when_both_votes_agree(fake_openai: FakeOpen
     out = engine_for(fake_openai).evaluate(evaluate_input([RUNBOOK, POLICY]))
     assert out["sufficient"] is True
     assert out["next_queries"] == []
+
+
+def test_evaluate_takes_one_vote_when_it_agrees_with_the_rule(fake_openai: FakeOpenAI) -> None:
+    both = EvaluateInput(**{**evaluate_input([RUNBOOK, POLICY]), "round": 3})
+    assert OFFLINE.evaluate(both)["sufficient"] is True  # the rule agrees in the last round
+    fake_openai.script({"sufficient": True}, {"sufficient": False, "missing": ["x"]})
+    assert engine_for(fake_openai).evaluate(both)["sufficient"] is True
+    assert [r["messages"][0]["content"] for r in fake_openai.requests] == [prompts.EVALUATE]
+
+
+def test_a_first_vote_of_insufficient_decides_alone(fake_openai: FakeOpenAI) -> None:
+    fake_openai.script({"sufficient": False, "missing": ["变更管理制度"]}, {"sufficient": True})
+    out = engine_for(fake_openai).evaluate(evaluate_input([RUNBOOK]))
+    assert out["sufficient"] is False
+    assert len(fake_openai.requests) == 1
 
 
 def test_evaluate_vote_naming_missing_facts_without_queries_searches_for_them(

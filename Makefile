@@ -33,6 +33,7 @@ bench: install
 	$(BIN)/python -m bench.embed_backends
 	$(BIN)/python -m bench.cli_start
 	$(BIN)/python -m bench.worker_memory
+	$(BIN)/python -m bench.llm_calls
 	$(BIN)/python -m bench.slack_latency
 	$(BIN)/python -m bench.adversarial
 

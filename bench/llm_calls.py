@@ -1,0 +1,137 @@
+"""Model calls per question by route, for the LLM engine, against the scripted
+OpenAI-compatible server the tests use (a real HTTP server; no model, no network).
+
+    python -m bench.llm_calls                  # the sample questions on samples/kb
+
+The scripted model routes as the offline rule does, rewrites nothing, calls the first round's
+passages sufficient, and answers by quoting the opening sentence of its best passage
+(``--add-words`` adds a clause the passage does not hold, so the offline rule cannot find the
+sentence and verify asks the model). Reported per route: questions, calls per question (mean
+and most), and the calls by step.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import statistics
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from langchain_openai import ChatOpenAI
+from pydantic import SecretStr
+
+from agent import llm_prompts as prompts
+from bench.answer_latency import QUESTIONS
+from bench.cli_start import SAMPLES
+from bench.common import (
+    add_database_args,
+    admin_url,
+    bench_pool,
+    drop_database,
+    fresh_database,
+    print_table,
+    write_results,
+)
+from bot.logging_setup import configure_logging
+from tests.fakes.openai_server import FakeOpenAI
+
+STEPS = {text: name.lower() for name, text in vars(prompts).items()
+         if name.isupper() and isinstance(text, str)}
+KB = "calls"
+_CJK = re.compile(r"[\u3400-\u9fff]")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.llm_calls",
+                                     description=(__doc__ or "").split("\n\n")[0])
+    add_database_args(parser)
+    parser.add_argument("--add-words", action="store_true",
+                        help="the model adds words to what it quotes (verify asks the model)")
+    parser.add_argument("--home", type=Path, default=None, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    configure_logging("WARNING")
+    from agent.api import Question, build_agent
+    from agent.engine import OfflineEngine
+    from agent.llm import LLMEngine
+    from store.embedding import load_embedder
+    from store.ingest import ingest_paths
+
+    admin = admin_url(args.database_url)
+    url = fresh_database(admin, "llm_calls")
+    fake = FakeOpenAI().start()
+    fake.respond_with(lambda body: _reply(body, add_words=args.add_words))
+    per_route: dict[str, list[int]] = defaultdict(list)
+    steps: dict[str, Counter[str]] = defaultdict(Counter)
+    try:
+        pool = bench_pool(url, auto_prepare=True, max_size=4)
+        embedder = load_embedder()
+        ingest_paths(pool, KB, [SAMPLES], embedder=embedder)
+        chat = ChatOpenAI(base_url=fake.base_url, model="scripted", api_key=SecretStr("k"),
+                          timeout=10, max_retries=0)
+        agent = build_agent(pool, embedder, engine=LLMEngine(chat, fallback=OfflineEngine()))
+        thread = ""
+        for i, (text, follows) in enumerate(QUESTIONS):
+            thread = thread if follows else f"calls:{i}"
+            before = len(fake.requests)
+            result = agent.ask(Question(text=text, thread_id=thread, kb=KB))
+            made = [STEPS.get(r["messages"][0]["content"], "?") for r in fake.requests[before:]]
+            per_route[result.route].append(len(made))
+            steps[result.route].update(made)
+        agent.close()
+        pool.close()
+    finally:
+        fake.close()
+        drop_database(admin, url)
+    rows = [[route, len(calls), statistics.mean(calls), max(calls),
+             ", ".join(f"{s} {n}" for s, n in sorted(steps[route].items()))]
+            for route, calls in sorted(per_route.items())]
+    print_table(["route", "questions", "calls/question", "most", "calls by step"], rows)
+    result = {"add_words": args.add_words, "questions": len(QUESTIONS),
+              "routes": {r: {"questions": len(c), "calls_mean": round(statistics.mean(c), 2),
+                             "calls_max": max(c), "steps": dict(steps[r])}
+                         for r, c in per_route.items()}}
+    print(f"results: {write_results('llm_calls', result)}")
+    return 0
+
+
+def _reply(body: dict[str, Any], *, add_words: bool) -> dict[str, Any]:  # noqa: PLR0911 - one reply per step
+    """What the scripted model answers to each step's prompt."""
+    from agent.engine import OfflineEngine
+
+    step = STEPS.get(body["messages"][0]["content"])
+    payload = json.loads(body["messages"][1]["content"])
+    if step == "understand":
+        return {"query": payload["question"], "is_followup": bool(payload["history"])}
+    if step == "route":
+        facets = {**payload["facets"], "sources": []}
+        decision = OfflineEngine().route({"question": payload["question"],
+                                          "understanding": payload["understanding"],
+                                          "facets": facets})
+        return {"route": decision["route"], "reason": "as the rule"}
+    if step == "plan":
+        return {"sub_questions": [{"id": "q1", "query": payload["understanding"]["query"]}]}
+    if step == "bridge":
+        return {"query": payload["sub_question"]}
+    if step in ("evaluate", "evaluate_strict"):
+        return {"sufficient": True, "reason": "scripted"}
+    if step == "generate":
+        # the best passage in the question's language (an answer in another is refused)
+        chinese = bool(_CJK.search(payload["question"]))
+        best = next((p for p in payload["passages"] if bool(_CJK.search(p["text"])) == chinese),
+                    payload["passages"][0])
+        sentence = re.split(r"(?<=[。.!?！？])\s*", best["text"].strip())[0][:200]
+        if add_words:
+            sentence += ("，通常在两个工作日内由部门经理确认完成。" if chinese
+                         else " Usually a department manager confirms within two working days.")
+        return {"refused": False, "sentences": [{"text": sentence, "cites": [best["n"]]}]}
+    if step == "verify":
+        return {"supported": True, "reason": "scripted"}
+    return {}
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -42,8 +42,9 @@ def hostile(draw: st.DrawFn, max_chars: int) -> str:
     parts = draw(st.lists(st.tuples(st.sampled_from(SHAPES), st.integers(1, 3000)),
                           min_size=1, max_size=3))
     body = "".join(shape * count for shape, count in parts)
-    text = draw(st.sampled_from(OPENINGS)) + body[:max_chars - 40]
-    return text + draw(st.sampled_from(ENDINGS))
+    opening, ending = draw(st.sampled_from(OPENINGS)), draw(st.sampled_from(ENDINGS))
+    # the whole question stays within the limit (a longer one is refused before any rule)
+    return opening + body[:max_chars - len(opening) - len(ending)] + ending
 
 
 # Document text: runs of sentence ends, spaces, headings, table pipes and brackets, each run

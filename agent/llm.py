@@ -205,12 +205,9 @@ class LLMEngine:
             lambda: self._fallback.bridge(inp))
 
     def evaluate(self, inp: EvaluateInput) -> Evaluation:
-        """One vote, and a second, stricter one only when the first calls the pool
-        sufficient against the offline rule; insufficient if any vote says so.
-
-        A first vote of "insufficient" already decides (a second could not overturn it), and
-        one that agrees with the rule on "sufficient" is trusted: the strict vote is kept for
-        the case it was added for, a lenient first vote the evidence does not back."""
+        """Two votes, the second stricter; insufficient if either says so. A first vote of
+        "insufficient" already decides (a second could not overturn it), so it is cast alone.
+        """
         if not inp["passages"]:
             return self._fallback.evaluate(inp)  # nothing to judge
         payload = {"question": inp["question"], "query": inp["understanding"]["query"],
@@ -221,7 +218,7 @@ class LLMEngine:
 
         def votes() -> Evaluation:
             first = self._ask("evaluate", prompts.EVALUATE, payload, EvaluateVote, _vote)
-            if not first.sufficient or self._fallback.evaluate(inp)["sufficient"]:
+            if not first.sufficient:
                 return merge_votes([first], inp)
             second = self._ask("evaluate", prompts.EVALUATE_STRICT, payload, EvaluateVote,
                                _vote)

@@ -23,6 +23,7 @@ from procrastinate.exceptions import AlreadyEnqueued
 from procrastinate.jobs import Status
 from psycopg_pool import ConnectionPool
 
+from bot.conversations import texts
 from bot.job_schema import ensure_schema
 
 log = structlog.get_logger("ragbot.jobs")
@@ -74,9 +75,10 @@ class JobQueue:
             ensure_schema(conn)
 
     def defer_reindex(self, *, kb: str, channel: str, user: str,
-                      response_url: str | None = None, surface: str = "slack") -> int:
+                      response_url: str | None = None, surface: str = "slack",
+                      lang: str = "en") -> int:
         """Queue a reindex of ``kb`` that reports to ``user`` in ``channel`` of
-        ``surface``; raises AlreadyQueuedError if one is already waiting."""
+        ``surface``, in ``lang``; raises AlreadyQueuedError if one is already waiting."""
         deferrer = self._app.configure_task(
             REINDEX_TASK, queue=QUEUE,
             # one waiting job per KB; running ones are serialized by the lock
@@ -84,7 +86,7 @@ class JobQueue:
         )
         try:
             job_id = deferrer.defer(kb=kb, channel=channel, user=user,
-                                    response_url=response_url, surface=surface)
+                                    response_url=response_url, surface=surface, lang=lang)
         except AlreadyEnqueued as exc:
             raise AlreadyQueuedError(kb) from exc
         log.info("reindex_deferred", kb=kb, job_id=job_id, user=user)
@@ -143,7 +145,8 @@ class _Throttle:
 
 
 def run_reindex_job(deps: JobDeps, *, kb: str, channel: str, user: str,
-                    response_url: str | None = None, surface: str = "slack") -> str:
+                    response_url: str | None = None, surface: str = "slack",
+                    lang: str = "en") -> str:
     """The body of the reindex task: run it, report progress and the result to the admin.
 
     A failure is reported and re-raised, so the job is marked failed in the queue.
@@ -160,9 +163,10 @@ def run_reindex_job(deps: JobDeps, *, kb: str, channel: str, user: str,
 
     def on_progress(event: Any) -> None:
         if throttle.ready():
-            tell(f"Reindex of `{kb}`: {describe_report(event)}")
+            tell(texts.pick(texts.REINDEX_PROGRESS, lang, kb=kb,
+                            summary=describe_report(event)))
 
-    tell(f"Reindex of `{kb}` started.")
+    tell(texts.pick(texts.REINDEX_STARTED, lang, kb=kb))
     started = time.monotonic()
     try:
         report = deps.reindex(kb, on_progress)
@@ -171,13 +175,14 @@ def run_reindex_job(deps: JobDeps, *, kb: str, channel: str, user: str,
         # store errors carry a message that names the item and the fix; others do not
         from store.errors import StoreError
 
-        reason = str(exc) if isinstance(exc, StoreError) else "an internal error (see the logs)"
-        tell(f":x: Reindex of `{kb}` failed: {reason}. The knowledge base is unchanged.")
+        reason = (str(exc) if isinstance(exc, StoreError)
+                  else texts.pick(texts.REINDEX_INTERNAL_ERROR, lang))
+        tell(texts.pick(texts.REINDEX_FAILED, lang, kb=kb, reason=reason))
         raise
     summary = describe_report(report)
     bound.info("reindex_finished", seconds=round(time.monotonic() - started, 1))
-    tell(f":white_check_mark: Reindex of `{kb}` finished in "
-         f"{time.monotonic() - started:.1f}s: {summary}")
+    tell(texts.pick(texts.REINDEX_FINISHED, lang, kb=kb,
+                    seconds=time.monotonic() - started, summary=summary))
     return summary
 
 
@@ -187,11 +192,12 @@ def build_worker_app(database_url: str, deps: JobDeps) -> procrastinate.App:
         conninfo=database_url, min_size=1, max_size=4))
 
     @app.task(name=REINDEX_TASK, queue=QUEUE)
-    def reindex_kb(kb: str, channel: str, user: str, response_url: str | None = None,
-                   surface: str = "slack") -> str:
-        # ``surface`` came with the core; jobs queued before it have none (Slack's)
+    def reindex_kb(kb: str, channel: str, user: str, *, response_url: str | None = None,
+                   surface: str = "slack", lang: str = "en") -> str:
+        # ``surface`` and ``lang`` came later; jobs queued before them have none (Slack's,
+        # English)
         return run_reindex_job(deps, kb=kb, channel=channel, user=user,
-                               response_url=response_url, surface=surface)
+                               response_url=response_url, surface=surface, lang=lang)
 
     # Procrastinate's recipe for jobs whose worker died mid-run (no heartbeat for 30 s):
     # put them back in the queue. Safe for reindex, which switches generations atomically.

@@ -43,6 +43,7 @@ class CommandError(ValueError):
 class Command:
     action: Action
     kb: str | None = None
+    lang: str = "en"  # the asker's: the replies and the job's reports are in it
 
     @property
     def admin_only(self) -> bool:
@@ -50,23 +51,25 @@ class Command:
 
 
 def parse_command(text: str | None) -> Command:
-    """Parse the text after the command word. Empty text means help."""
+    """Parse the text after the command word. Empty text means help. Chinese command words
+    (``texts.COMMAND_WORDS``) work too, and make the replies Chinese."""
     words = (text or "").split()
+    # a Chinese command word is the surest sign (a KB name after it is ASCII)
+    lang = "zh" if words and words[0] in texts.COMMAND_WORDS else texts.lang_of(text or "")
     if not words:
-        return Command("help")
-    action, args = words[0].lower(), words[1:]
+        return Command("help", lang=lang)
+    action = texts.COMMAND_WORDS.get(words[0], words[0].lower())
+    args = words[1:]
     if action not in ("reindex", "status", "help"):
-        raise CommandError(f"Unknown command `{words[0]}`. Try `/ragbot help`.")
+        raise CommandError(texts.pick(texts.UNKNOWN_COMMAND, lang, word=words[0]))
     if action == "help":
-        return Command("help")
+        return Command("help", lang=lang)
     if len(args) > 1:
-        raise CommandError(f"`/ragbot {action}` takes at most one knowledge base name, "
-                           f"e.g. `/ragbot {action} default`.")
+        raise CommandError(texts.pick(texts.ONE_KB_ONLY, lang, action=words[0]))
     kb = args[0] if args else None
     if kb is not None and not _KB_NAME.match(kb):
-        raise CommandError(f"`{kb}` is not a knowledge base name (letters, digits, `_ . -`). "
-                           "See `/ragbot status` for the names.")
-    return Command(action, kb)  # type: ignore[arg-type]  # narrowed by the check above
+        raise CommandError(texts.pick(texts.BAD_KB_NAME, lang, kb=kb))
+    return Command(action, kb, lang)  # type: ignore[arg-type]  # narrowed by the check above
 
 
 class CommandDeps(Protocol):
@@ -92,19 +95,20 @@ def handle_command(deps: CommandDeps, surface: Surface[Any], place: Place, *, us
         ack(str(exc))
         return
     bound.info("command", action=cmd.action, kb=cmd.kb)
+    lang = cmd.lang
     if cmd.action == "help":
-        ack(texts.HELP_TEXT)
+        ack(texts.pick(texts.HELP_TEXT, lang))
         return
     admin = surface.is_admin(user)
     if cmd.admin_only and not admin:
         bound.info("command_refused", action=cmd.action)
-        ack(texts.refusal_text(cmd.action))
+        ack(texts.pick(texts.REFUSAL, lang, action=cmd.action))
         return
     if cmd.action == "status" and not admin:
-        ack(texts.PUBLIC_STATUS)
+        ack(texts.pick(texts.PUBLIC_STATUS, lang))
         return
     kb = cmd.kb or deps.default_kb
-    ack(texts.reindex_ack_text(kb) if cmd.action == "reindex" else None)
+    ack(texts.pick(texts.REINDEX_ACK, lang, kb=kb) if cmd.action == "reindex" else None)
 
     def tell(message: str) -> None:
         if not surface.notify_user(place, user, message):
@@ -117,14 +121,13 @@ def handle_command(deps: CommandDeps, surface: Surface[Any], place: Place, *, us
             _no_jobs()
         elif cmd.action == "status":
             kbs, missing = kb_statuses(deps.pool, cmd.kb)
-            tell(texts.status_text(kbs, jobs.active_reindexes(), missing))
+            tell(texts.status_text(kbs, jobs.active_reindexes(), missing, lang))
         else:
-            start_reindex(deps.pool, jobs, place, user=user,
-                          kb=kb, tell=tell)
+            start_reindex(deps.pool, jobs, place, user=user, kb=kb, tell=tell, lang=lang)
     except Exception:
         ref = uuid.uuid4().hex
         bound.exception("command_failed", action=cmd.action, trace_id=ref)
-        tell(texts.command_failed_text(cmd.action, ref))
+        tell(texts.pick(texts.COMMAND_FAILED, lang, action=cmd.action, ref=ref))
 
 
 def _no_jobs() -> None:
@@ -142,19 +145,19 @@ def kb_statuses(pool: ConnectionPool,
 
 
 def start_reindex(pool: ConnectionPool, jobs: JobQueue, place: Place, *, user: str, kb: str,
-                  tell: Callable[[str], None]) -> None:
-    """Queue a reindex of ``kb`` whose job reports to ``user`` in ``place``."""
+                  tell: Callable[[str], None], lang: str = "en") -> None:
+    """Queue a reindex of ``kb`` whose job reports to ``user`` in ``place``, in ``lang``."""
     with pool.connection() as conn:
         exists = find_kb(conn, kb) is not None
     if not exists:
-        tell(texts.no_such_kb_text(kb))
+        tell(texts.pick(texts.NO_SUCH_KB, lang, kb=kb))
         return
     try:
         job_id = jobs.defer_reindex(kb=kb, channel=place.conversation, user=user,
                                     response_url=place.address.get("response_url"),
-                                    surface=place.surface)
+                                    surface=place.surface, lang=lang)
     except AlreadyQueuedError:
-        tell(texts.already_queued_text(kb))
+        tell(texts.pick(texts.ALREADY_QUEUED, lang, kb=kb))
         return
     log.info("reindex_queued", kb=kb, job_id=job_id, user=user, surface=place.surface)
 

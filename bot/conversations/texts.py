@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from store.tokenize import is_chinese
+
 Lang = Literal["zh", "en"]
 
 THINKING = {"zh": "思考中…", "en": "Thinking…"}
@@ -100,82 +102,167 @@ CONTINUED = {"zh": "（续）", "en": "(continued)"}
 
 
 # ---------------------------------------------------------------- admin commands
-# (English: admins configure the bot in English; the command words are English too)
+# In the asker's language like every text here: the command text's (``lang_of``), so
+# ``/ragbot 状态`` answers in Chinese. The job reports carry the language of the command.
 
-HELP_TEXT = (
-    "*ragbot commands*\n"
-    "• `/ragbot status [kb]`: whether I am up; for admins also the documents, chunks, model "
-    "and sources of the knowledge bases, and any reindex in progress\n"
-    "• `/ragbot reindex [kb]` (admins): re-read and re-embed a knowledge base in the "
-    "background; questions keep being answered from the current index until it is done\n"
-    "• `/ragbot help`: this message\n"
-    "Ask questions by mentioning me in a channel or in a DM; react 👍 or 👎 to an answer "
-    "to tell me how it went."
-)
+# Chinese command words, for askers who type them; the English ones always work.
+COMMAND_WORDS = {"帮助": "help", "状态": "status", "重建索引": "reindex"}
 
+HELP_TEXT = {
+    "zh": (
+        "*ragbot 命令*\n"
+        "• `/ragbot 状态 [知识库]`（`status`）：我是否在线；管理员还能看到各知识库的文档数、"
+        "分块数、模型、来源以及正在进行的重建索引\n"
+        "• `/ragbot 重建索引 [知识库]`（`reindex`，仅管理员）：在后台重新读取并嵌入知识库；"
+        "完成前仍用当前索引回答问题\n"
+        "• `/ragbot 帮助`（`help`）：显示本消息\n"
+        "在频道里 @我 或私聊我提问；对回答点 👍 或 👎 告诉我效果如何。"
+    ),
+    "en": (
+        "*ragbot commands*\n"
+        "• `/ragbot status [kb]`: whether I am up; for admins also the documents, chunks, "
+        "model and sources of the knowledge bases, and any reindex in progress\n"
+        "• `/ragbot reindex [kb]` (admins): re-read and re-embed a knowledge base in the "
+        "background; questions keep being answered from the current index until it is done\n"
+        "• `/ragbot help`: this message (in Chinese: `/ragbot 帮助`)\n"
+        "Ask questions by mentioning me in a channel or in a DM; react 👍 or 👎 to an answer "
+        "to tell me how it went."
+    ),
+}
 
-def refusal_text(action: str) -> str:
-    """What a non-admin gets for an admin-only command."""
-    return (f":no_entry: `/ragbot {action}` is for ragbot admins only. "
-            "Ask an admin to run it, or to add your Slack user id to RAGBOT_ADMINS.")
-
+REFUSAL = {
+    "zh": ":no_entry: `/ragbot {action}` 仅限 ragbot 管理员使用。"
+          "请管理员来执行，或请管理员把你的 Slack 用户 ID 加入 RAGBOT_ADMINS。",
+    "en": ":no_entry: `/ragbot {action}` is for ragbot admins only. "
+          "Ask an admin to run it, or to add your Slack user id to RAGBOT_ADMINS.",
+}
 
 # What a non-admin's ``/ragbot status`` shows: knowledge base names, sizes and sources say
 # what restricted material exists, so they are for admins only.
-PUBLIC_STATUS = (":white_check_mark: ragbot is up and answering questions: mention me in a "
-                 "channel or send me a DM. Knowledge base details are shown to ragbot admins.")
+PUBLIC_STATUS = {
+    "zh": ":white_check_mark: ragbot 在线，正在回答问题：在频道里 @我 或私聊我。"
+          "知识库详情只向 ragbot 管理员显示。",
+    "en": ":white_check_mark: ragbot is up and answering questions: mention me in a "
+          "channel or send me a DM. Knowledge base details are shown to ragbot admins.",
+}
+
+REINDEX_ACK = {
+    "zh": ":hourglass_flowing_sand: 已请求重建 `{kb}` 的索引。它在后台运行，"
+          "进度和结果会发到这里；在此期间仍用当前索引回答问题。",
+    "en": ":hourglass_flowing_sand: Reindex of `{kb}` requested. It runs in the background; "
+          "I'll post progress and the result here. Questions are answered from the current "
+          "index meanwhile.",
+}
+
+COMMAND_FAILED = {
+    "zh": "抱歉，`/ragbot {action}` 执行失败。如需排查，请提供参考编号 `{ref}`。",
+    "en": "Sorry, `/ragbot {action}` failed. If you report it, mention reference `{ref}`.",
+}
+
+NO_SUCH_KB = {
+    "zh": "知识库 `{kb}` 不存在，无法重建索引。用 `/ragbot 状态` 查看名称。",
+    "en": "Knowledge base `{kb}` does not exist, so there is nothing to reindex. "
+          "See `/ragbot status` for the names.",
+}
+
+ALREADY_QUEUED = {
+    "zh": "`{kb}` 的重建索引已在排队（结果会发给最先请求的人）；可用 `/ragbot 状态` 跟进。",
+    "en": "A reindex of `{kb}` is already queued (its result goes to whoever asked first); "
+          "follow it with `/ragbot status`.",
+}
+
+UNKNOWN_COMMAND = {
+    "zh": "无法识别的命令 `{word}`。试试 `/ragbot 帮助`。",
+    "en": "Unknown command `{word}`. Try `/ragbot help`.",
+}
+
+ONE_KB_ONLY = {
+    "zh": "`/ragbot {action}` 最多接受一个知识库名称，例如 `/ragbot {action} default`。",
+    "en": "`/ragbot {action}` takes at most one knowledge base name, "
+          "e.g. `/ragbot {action} default`.",
+}
+
+BAD_KB_NAME = {
+    "zh": "`{kb}` 不是知识库名称（只能用字母、数字和 `_ . -`）。用 `/ragbot 状态` 查看名称。",
+    "en": "`{kb}` is not a knowledge base name (letters, digits, `_ . -`). "
+          "See `/ragbot status` for the names.",
+}
+
+# the reindex job's reports, sent from the job worker
+REINDEX_STARTED = {"zh": "`{kb}` 的重建索引已开始。", "en": "Reindex of `{kb}` started."}
+REINDEX_PROGRESS = {"zh": "`{kb}` 重建索引中：{summary}", "en": "Reindex of `{kb}`: {summary}"}
+REINDEX_FAILED = {
+    "zh": ":x: `{kb}` 的重建索引失败：{reason}。知识库保持不变。",
+    "en": ":x: Reindex of `{kb}` failed: {reason}. The knowledge base is unchanged.",
+}
+REINDEX_INTERNAL_ERROR = {"zh": "内部错误（见日志）", "en": "an internal error (see the logs)"}
+REINDEX_FINISHED = {
+    "zh": ":white_check_mark: `{kb}` 的重建索引已完成，用时 {seconds:.1f} 秒：{summary}",
+    "en": ":white_check_mark: Reindex of `{kb}` finished in {seconds:.1f}s: {summary}",
+}
+
+_STATUS = {
+    "zh": {"missing": "知识库 `{kb}` 不存在。", "known": "已有：", "header": "*知识库*",
+           "none_yet": "还没有知识库：用 `ragbot ingest PATH --kb NAME` 创建。",
+           "none_exists": "还没有任何知识库：用 `ragbot ingest PATH --kb NAME` 创建。",
+           "doing": " — :arrows_counterclockwise: 正在重建索引",
+           "todo": " — :hourglass: 重建索引排队中", "never": "从未",
+           "line": "• `{name}`：{documents} 个文档，{chunks} 个分块，{model}（{dim} 维），"
+                   "第 {generation} 代，最近导入 {last}，{cache}{state}",
+           "idle": "没有正在进行的重建索引。",
+           "cache_unused": "答案缓存尚未使用",
+           "cache": "答案缓存命中率 {rate:.0%}（{lookups} 次中 {hits} 次）"},
+    "en": {"missing": "Knowledge base `{kb}` does not exist. ", "known": "Known: ",
+           "header": "*Knowledge bases*",
+           "none_yet": "No knowledge base yet: create one with `ragbot ingest PATH --kb NAME`.",
+           "none_exists": "None exists yet: create one with `ragbot ingest PATH --kb NAME`.",
+           "doing": " — :arrows_counterclockwise: reindex running",
+           "todo": " — :hourglass: reindex queued", "never": "never",
+           "line": "• `{name}`: {documents} documents, {chunks} chunks, {model} ({dim}d), "
+                   "generation {generation}, last ingest {last}, {cache}{state}",
+           "idle": "No reindex running.",
+           "cache_unused": "answer cache not used yet",
+           "cache": "answer cache {rate:.0%} hits ({hits} of {lookups})"},
+}
 
 
-def reindex_ack_text(kb: str) -> str:
-    return (f":hourglass_flowing_sand: Reindex of `{kb}` requested. It runs in the background; "
-            "I'll post progress and the result here. Questions are answered from the current "
-            "index meanwhile.")
-
-
-def cache_text(stats: dict[str, Any] | None) -> str:
+def cache_text(stats: dict[str, Any] | None, lang: str = "en") -> str:
     """The answer cache's hit rate in words ("answer cache 40% hits (12 of 30)")."""
+    words = _STATUS.get(lang, _STATUS["en"])
     if not stats or not stats.get("lookups"):
-        return "answer cache not used yet"
-    return (f"answer cache {stats['hits'] / stats['lookups']:.0%} hits "
-            f"({stats['hits']} of {stats['lookups']})")
+        return words["cache_unused"]
+    return words["cache"].format(rate=stats["hits"] / stats["lookups"], hits=stats["hits"],
+                                 lookups=stats["lookups"])
 
 
 def status_text(kbs: list[dict[str, Any]], active: list[dict[str, Any]],
-                missing: str | None = None) -> str:
+                missing: str | None = None, lang: str = "en") -> str:
     """The ``/ragbot status`` message from ``kb_status`` dicts and active reindex jobs."""
+    words = _STATUS.get(lang, _STATUS["en"])
     if missing:
-        return f"Knowledge base `{missing}` does not exist. " + (
-            "Known: " + ", ".join(f"`{k['name']}`" for k in kbs) if kbs else
-            "None exists yet: create one with `ragbot ingest PATH --kb NAME`.")
+        return words["missing"].format(kb=missing) + (
+            words["known"] + ", ".join(f"`{k['name']}`" for k in kbs) if kbs else
+            words["none_exists"])
     if not kbs:
-        return "No knowledge base yet: create one with `ragbot ingest PATH --kb NAME`."
+        return words["none_yet"]
     running = {j["kb"]: j["status"] for j in active}
-    lines = ["*Knowledge bases*"]
+    lines = [words["header"]]
     for s in kbs:
-        state = {"doing": " — :arrows_counterclockwise: reindex running",
-                 "todo": " — :hourglass: reindex queued"}.get(running.get(s["name"], ""), "")
-        last = (s.get("last_ingest_at") or "never")[:19].replace("T", " ")
-        lines.append(f"• `{s['name']}`: {s['documents']} documents, {s['chunks']} chunks, "
-                     f"{s['embed_model']} ({s['embed_dim']}d), generation {s['generation']}, "
-                     f"last ingest {last}, {cache_text(s.get('answer_cache'))}{state}")
+        job = running.get(s["name"], "")
+        state = words[job] if job in ("doing", "todo") else ""
+        last = (s.get("last_ingest_at") or words["never"])[:19].replace("T", " ")
+        lines.append(words["line"].format(
+            name=s["name"], documents=s["documents"], chunks=s["chunks"],
+            model=s["embed_model"], dim=s["embed_dim"], generation=s["generation"], last=last,
+            cache=cache_text(s.get("answer_cache"), lang), state=state))
     if not active:
-        lines.append("No reindex running.")
+        lines.append(words["idle"])
     return "\n".join(lines)
 
 
-def command_failed_text(action: str, ref: str) -> str:
-    """The apology for a command that failed after its ack, with the log reference."""
-    return f"Sorry, `/ragbot {action}` failed. If you report it, mention reference `{ref}`."
-
-
-def no_such_kb_text(kb: str) -> str:
-    return (f"Knowledge base `{kb}` does not exist, so there is nothing to reindex. "
-            "See `/ragbot status` for the names.")
-
-
-def already_queued_text(kb: str) -> str:
-    return (f"A reindex of `{kb}` is already queued (its result goes to whoever asked "
-            "first); follow it with `/ragbot status`.")
+def lang_of(text: str) -> str:
+    """The asker's language, read from what they wrote: Chinese when it has Chinese."""
+    return "zh" if is_chinese(text) else "en"
 
 
 def pick(table: dict[Lang, str] | dict[str, str], lang: str, **values: object) -> str:

@@ -21,10 +21,10 @@ from agent.types import Question
 from bot.conversations import texts as m
 from bot.conversations.live import LiveStatus
 from bot.conversations.model import MAX_QUESTION_CHARS, Place, access
+from bot.conversations.texts import lang_of
 from store import conversations as journal
 from store import retention
 from store.conversations import Turn, TurnDraft, TurnKind, TurnState
-from store.tokenize import is_chinese
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -42,10 +42,6 @@ FAIL_RETRY_DELAYS_S = (0.2, 0.5, 1.0, 2.0, 4.0, 8.0)
 
 def new_trace_id() -> str:
     return uuid.uuid4().hex
-
-
-def lang_of(text: str) -> str:
-    return "zh" if is_chinese(text) else "en"
 
 
 def place_of(turn: Turn) -> Place:

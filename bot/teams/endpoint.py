@@ -118,16 +118,16 @@ class TeamsEndpoint:
         if name == "reindex":
             return m.pick(m.REINDEX_ELSEWHERE, lang, kb=command.group(2) or self.deps.default_kb)
         if name == "status":
-            return self._status_text()
+            return self._status_text(lang)
         return m.pick(m.HELP, lang, gap=f"{self.deps.settings.teams_thread_gap_min:g}")
 
-    def _status_text(self) -> str:
+    def _status_text(self, lang: str) -> str:
         from bot.conversations.texts import status_text
         from store.kb import kb_status, list_kbs
 
         with self.deps.pool.connection() as conn:
             kbs = [kb_status(conn, k.name) for k in list_kbs(conn)]
-        return status_text(kbs, [])
+        return status_text(kbs, [], lang=lang)
 
     def _say(self, q: inbound.TeamsQuestion, text: str) -> None:
         try:

@@ -248,9 +248,17 @@ def test_admin_commands_check_the_surface_and_report_through_it(kb_pool) -> None
     assert acks[-1] is not None
     assert "admins only" in acks[-1]
     handle_command(deps, surface, place, user="ann", text="status", ack=acks.append)
-    assert acks[-1] == texts.PUBLIC_STATUS
+    assert acks[-1] == texts.PUBLIC_STATUS["en"]
     handle_command(deps, surface, place, user="ann", text="help", ack=acks.append)
-    assert acks[-1] == texts.HELP_TEXT
+    assert acks[-1] == texts.HELP_TEXT["en"]
+    # a Chinese asker gets the same refusals and texts in Chinese
+    handle_command(deps, surface, place, user="ann", text="重建索引", ack=acks.append)
+    assert acks[-1] is not None
+    assert "仅限 ragbot 管理员" in acks[-1]
+    handle_command(deps, surface, place, user="ann", text="状态", ack=acks.append)
+    assert acks[-1] == texts.PUBLIC_STATUS["zh"]
+    handle_command(deps, surface, place, user="ann", text="帮助", ack=acks.append)
+    assert acks[-1] == texts.HELP_TEXT["zh"]
     assert surface.notes == []
 
     handle_command(deps, surface, place, user="root", text="status", ack=acks.append)
@@ -273,3 +281,29 @@ def test_admin_commands_check_the_surface_and_report_through_it(kb_pool) -> None
     reports = [text for p, u, text in surface.notes[-2:] if u == "root" and p.conversation == "ops"]
     assert "started" in reports[0]
     assert "finished" in reports[1]
+
+    # in Chinese: the refusal of a second reindex, the status, and the job's reports
+    handle_command(deps, surface, place, user="root", text=f"重建索引 {KB}", ack=acks.append)
+    assert acks[-1] is not None
+    assert f"已请求重建 `{KB}` 的索引" in acks[-1]
+    assert f"`{KB}` 的重建索引已在排队" in surface.notes[-1][2]
+    handle_command(deps, surface, place, user="root", text="状态", ack=acks.append)
+    assert "正在重建索引" in surface.notes[-1][2] or "重建索引排队中" in surface.notes[-1][2]
+    run_reindex_job(jobs, kb=KB, channel="ops", user="root", surface=surface.name, lang="zh")
+    started, finished = (text for _, _, text in surface.notes[-2:])
+    assert started == f"`{KB}` 的重建索引已开始。"
+    assert finished.startswith(f":white_check_mark: `{KB}` 的重建索引已完成")
+    assert finished.endswith("：documents=2")
+
+
+def test_a_reindex_asked_in_chinese_reports_in_chinese(kb_pool) -> None:  # type: ignore[no-untyped-def]
+    from bot.jobs import JobQueue
+
+    surface = FakeSurface(admins=["root"])
+    deps = _deps(kb_pool, surface, None, jobs=JobQueue(kb_pool))
+    place = Place(surface.name, "ws", "ops", "")
+    handle_command(deps, surface, place, user="root", text=f"重建索引 {KB}",
+                   ack=lambda text: None)
+    with kb_pool.connection() as conn:
+        (args,), = conn.execute("SELECT args FROM procrastinate_jobs").fetchall()
+    assert args["lang"] == "zh"

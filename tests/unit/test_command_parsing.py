@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from bot.conversations.commands import Command, CommandError, parse_command
-from bot.conversations.texts import HELP_TEXT, refusal_text, status_text
+from bot.conversations.texts import HELP_TEXT, REFUSAL, pick, status_text
 from bot.slack.surface import SlackSurface
 
 
@@ -54,14 +54,36 @@ def test_admin_check_needs_a_listed_user_id() -> None:
 
 
 def test_refusal_says_who_may_run_it() -> None:
-    text = refusal_text(Command("reindex").action)
+    text = pick(REFUSAL, "en", action=Command("reindex").action)
     assert "/ragbot reindex" in text
     assert "RAGBOT_ADMINS" in text
 
 
 def test_help_lists_every_command() -> None:
     for word in ("/ragbot status", "/ragbot reindex", "/ragbot help"):
-        assert word in HELP_TEXT
+        assert word in HELP_TEXT["en"]
+    for word in ("/ragbot 状态", "/ragbot 重建索引", "/ragbot 帮助", "reindex"):
+        assert word in HELP_TEXT["zh"]
+
+
+def test_english_command_words_give_english_replies() -> None:
+    assert parse_command("status hr").lang == "en"
+    assert parse_command(None).lang == "en"
+
+
+def test_chinese_command_words_mean_the_same_commands_in_chinese() -> None:
+    assert parse_command("帮助") == Command("help", lang="zh")
+    assert parse_command("状态 hr-docs") == Command("status", "hr-docs", "zh")
+    assert parse_command("重建索引") == Command("reindex", None, "zh")
+
+
+def test_a_chinese_asker_gets_chinese_errors() -> None:
+    with pytest.raises(CommandError, match=r"无法识别的命令 `删除`.*/ragbot 帮助"):
+        parse_command("删除 全部")
+    with pytest.raises(CommandError, match=r"最多接受一个知识库名称.*/ragbot 状态 default"):
+        parse_command("状态 a b")
+    with pytest.raises(CommandError, match=r"`人事` 不是知识库名称"):
+        parse_command("状态 人事")
 
 
 def _kb(name: str, docs: int = 3) -> dict[str, object]:
@@ -92,3 +114,16 @@ def test_status_shows_the_answer_cache_hit_rate() -> None:
                                               "hit_rate": 0.25}}
     assert "answer cache 25% hits (2 of 8)" in status_text([kb, _kb("hr")], [])
     assert "answer cache not used yet" in status_text([_kb("hr")], [])
+
+
+def test_status_in_chinese_has_the_same_figures() -> None:
+    kb = {**_kb("default"), "answer_cache": {"lookups": 8, "hits": 2}}
+    text = status_text([kb, _kb("hr", 1)],
+                       [{"job_id": 7, "kb": "hr", "status": "todo", "user": "U1"}], lang="zh")
+    assert text.startswith("*知识库*")
+    assert "`default`：3 个文档，12 个分块" in text
+    assert "答案缓存命中率 25%（8 次中 2 次）" in text
+    hr_line = next(line for line in text.splitlines() if "`hr`" in line)
+    assert "重建索引排队中" in hr_line
+    assert "知识库 `nope` 不存在" in status_text([kb], [], missing="nope", lang="zh")
+    assert "没有正在进行的重建索引" in status_text([kb], [], lang="zh")

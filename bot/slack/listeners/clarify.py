@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Any
 import structlog
 from slack_bolt import Ack, App
 
-from bot.conversations.turns import TurnRunner, accept, lang_of
+from bot.conversations.texts import lang_of
+from bot.conversations.turns import TurnRunner, accept
 from bot.slack import blocks, translate
 
 if TYPE_CHECKING:

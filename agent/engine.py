@@ -21,10 +21,13 @@ from agent.state import (
     EvaluateInput,
     Evaluation,
     GenerateInput,
+    Passage,
     Plan,
     PlanInput,
     RouteDecision,
     RouteInput,
+    TopicEvidence,
+    Turn,
     Understanding,
     UnderstandInput,
     Verdict,
@@ -39,6 +42,17 @@ class Engine(Protocol):
     """Decisions of the graph. Implementations must not mutate their inputs."""
 
     name: str
+
+    @property
+    def probe_depth(self) -> int:
+        """How many of the question's own hits ``topic_evidence`` reads (the probe's depth)."""
+        ...
+
+    def topic_evidence(self, question: str, found: list[Passage], history: list[Turn],
+                       alternatives: dict[str, list[str]]) -> TopicEvidence:
+        """What a search of a follow-up alone (``found``, best first) says about its topic,
+        for ``understand``: does it name its own, or lean on the thread's?"""
+        ...
 
     def understand(self, inp: UnderstandInput) -> Understanding:
         """Resolve references to earlier turns; return a standalone query and its fields."""

@@ -47,10 +47,13 @@ from agent.state import (
     EvaluateInput,
     Evaluation,
     GenerateInput,
+    Passage,
     Plan,
     PlanInput,
     RouteDecision,
     RouteInput,
+    TopicEvidence,
+    Turn,
     Understanding,
     UnderstandInput,
     Verdict,
@@ -112,6 +115,15 @@ class LLMEngine:
         self._chat: Any = chat.bind(response_format={"type": "json_object"}) if json_mode else chat
         self._fallback = fallback or OfflineEngine()
         self._breaker = breaker or CircuitBreaker()
+
+    @property
+    def probe_depth(self) -> int:
+        return self._fallback.probe_depth
+
+    def topic_evidence(self, question: str, found: list[Passage], history: list[Turn],
+                       alternatives: dict[str, list[str]]) -> TopicEvidence:
+        """The fallback's rule: a lexical reading of the probe, no model call."""
+        return self._fallback.topic_evidence(question, found, history, alternatives)
 
     # ------------------------------------------------------------ plumbing
 

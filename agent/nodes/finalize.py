@@ -10,9 +10,9 @@ from langgraph.runtime import Runtime
 
 from agent.context import RunContext
 from agent.nodes.evaluate import chain_doc_ids
-from agent.offline.route import is_composed
-from agent.offline.steps import join_sentences
+from agent.question_shape import is_composed
 from agent.state import CitedDoc, Draft, GraphState, Passage, SearchRecord, Turn
+from agent.text import join_sentences
 
 MAX_HISTORY = 10
 log = structlog.get_logger("agent")

@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from agent.kb_route import TRANSLATED, KbEvidence, kb_shares, pick
-from agent.offline.text import content_terms, norm
 from agent.state import GraphState, KbChoice, KbOption, Understanding
+from agent.text import content_terms, norm
 
 if TYPE_CHECKING:
     from agent.context import RunContext

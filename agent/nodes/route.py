@@ -10,8 +10,8 @@ from langgraph.runtime import Runtime
 
 from agent.context import RunContext
 from agent.nodes.kb_choice import kb_labels, kb_options, settle
-from agent.offline.text import content_terms, term_hits
 from agent.state import GraphState, RouteDecision, RouteInput
+from agent.text import content_terms, term_hits
 
 log = structlog.get_logger("agent")
 

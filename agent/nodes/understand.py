@@ -9,10 +9,9 @@ from langgraph.runtime import Runtime
 
 from agent.context import RunContext
 from agent.nodes.stages import emit
-from agent.offline.route import is_chitchat
-from agent.offline.text import alternatives_per_term, content_terms, language_of, norm
-from agent.offline.topic import CONFIDENT_WITHIN, topic_evidence
+from agent.question_shape import is_chitchat
 from agent.state import GraphState, Passage, TopicEvidence, Turn, Understanding, UnderstandInput
+from agent.text import alternatives_per_term, content_terms, language_of, norm
 
 
 def _alternatives(ctx: RunContext, text: str) -> dict[str, list[str]]:
@@ -45,12 +44,13 @@ def _probe(ctx: RunContext, question: str, history: list[Turn]) -> TopicEvidence
 
     # every KB of the conversation: the question alone may have moved to another one
     hits = search_kbs(ctx.pool, list(ctx.kbs), question, embedder=ctx.embedder,
-                      k=CONFIDENT_WITHIN, principals=ctx.principals, translator=ctx.translator)
+                      k=ctx.engine.probe_depth, principals=ctx.principals,
+                      translator=ctx.translator)
     found = [Passage(chunk_id=h.chunk_id, doc_id=h.doc_id, title=h.title, source=h.source,
                      doc_type=h.doc_type, heading_path=list(h.heading_path), text=h.text,
                      score=h.score, rank=i, round=0, sub_id="probe")
              for i, h in enumerate(hits)]
-    return topic_evidence(question, found, history, _alternatives(ctx, question))
+    return ctx.engine.topic_evidence(question, found, history, _alternatives(ctx, question))
 
 
 def understand(state: GraphState, runtime: Runtime[RunContext]) -> dict[str, Any]:

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import itertools
 
-from agent.offline.text import Alternatives, content_terms, coverage, term_set, terms_of, words
 from agent.state import Language, Passage
+from agent.text import Alternatives, content_terms, coverage, term_set, terms_of, words
 
 # Below this share of the question's terms in the best passage, the pool is off-topic.
 # English: chosen on the even-numbered threads of mtrag (see ``ragbot eval``): 0.5 with exact

@@ -14,8 +14,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from agent.offline.text import content_terms, split_sentences, term_set
 from agent.state import Passage, SearchRecord
+from agent.text import content_terms, split_sentences, term_set
 
 # Question words naming a relation -> words a document uses to state it. Wikidata-style
 # relations that composed questions hop through; matched as word prefixes.

@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 
 from agent.offline.plan import comparison_parts
-from agent.offline.text import content_terms, norm, split_sentences, term_set
 from agent.state import Passage, Sentence
+from agent.text import content_terms, norm, split_sentences, term_set
 
 _YEAR = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})\b")
 _EARLIER = re.compile(r"\b(oldest|older|earlier|earliest|first|before)\b", re.I)

@@ -6,6 +6,7 @@ from agent.offline import evaluate as _evaluate
 from agent.offline import generate as _generate
 from agent.offline import plan as _plan
 from agent.offline import route as _route
+from agent.offline import topic as _topic
 from agent.offline import understand as _understand
 from agent.offline import verify as _verify
 from agent.state import (
@@ -15,10 +16,13 @@ from agent.state import (
     EvaluateInput,
     Evaluation,
     GenerateInput,
+    Passage,
     Plan,
     PlanInput,
     RouteDecision,
     RouteInput,
+    TopicEvidence,
+    Turn,
     Understanding,
     UnderstandInput,
     Verdict,
@@ -30,6 +34,11 @@ class OfflineEngine:
     """Rules and lexical scores for every decision (see ``agent.engine.Engine``)."""
 
     name = "offline"
+    probe_depth = _topic.CONFIDENT_WITHIN
+
+    def topic_evidence(self, question: str, found: list[Passage], history: list[Turn],
+                       alternatives: dict[str, list[str]]) -> TopicEvidence:
+        return _topic.topic_evidence(question, found, history, alternatives)
 
     def understand(self, inp: UnderstandInput) -> Understanding:
         return _understand.understand(inp)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from agent.offline import chain as chains
 from agent.offline.plan import best_sentence, candidate_entities
 from agent.offline.route import has_relative_clause
-from agent.offline.text import Alternatives, content_terms, coverage, norm, terms_of
 from agent.state import EvaluateInput, Evaluation, FilterSpec, Passage, SubQuestion
+from agent.text import Alternatives, content_terms, coverage, norm, terms_of
 
 # A passage answering the question usually holds nearly all of its topic terms.
 SUFFICIENT_COVERAGE = 0.75

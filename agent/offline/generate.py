@@ -25,9 +25,9 @@ from agent.offline.ranking import (
     translated,
 )
 from agent.offline.route import is_chitchat, is_comparison
-from agent.offline.steps import join_sentences, procedure
-from agent.offline.text import content_terms, norm, terms_of, weighted_share
+from agent.offline.steps import procedure
 from agent.state import Draft, GenerateInput, Passage, Sentence
+from agent.text import content_terms, join_sentences, norm, terms_of, weighted_share
 from store.suspicious import is_suspicious
 
 __all__ = ["focus_terms", "generate", "looks_like_instruction", "refusal", "render"]

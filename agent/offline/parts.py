@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 
-from agent.offline.text import content_terms
 from agent.state import Passage, Sentence
+from agent.text import content_terms
 
 # A question mark (or a Chinese full stop) that ends one part of a longer question.
 _PART_END = re.compile(r"(?<=[？?。])\s*")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 
 from agent.offline.route import is_comparison
-from agent.offline.text import content_terms, norm, split_sentences, term_set
 from agent.state import (
     Bridge,
     BridgeInput,
@@ -16,6 +15,7 @@ from agent.state import (
     PlanInput,
     SubQuestion,
 )
+from agent.text import content_terms, norm, split_sentences, term_set
 
 _ZH_LINKS = r"(?:和|与|跟|同|以及|及|对比|相比|vs\.?|VS)"
 _ZH_ENDS = r"(?:的|之间|在|有|相比|哪|谁|比较|对比|区别|差异|不同|[？?，,]|$)"

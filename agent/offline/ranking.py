@@ -8,7 +8,8 @@ import re
 
 from agent.offline.asked import value_pattern
 from agent.offline.layout import quotable_units
-from agent.offline.text import (
+from agent.state import GenerateInput, Passage
+from agent.text import (
     Alternatives,
     idf_weights,
     norm,
@@ -16,7 +17,6 @@ from agent.offline.text import (
     terms_of,
     weighted_share,
 )
-from agent.state import GenerateInput, Passage
 from store.suspicious import is_suspicious, suspicious_spans
 
 _INJECTION = re.compile(

@@ -5,24 +5,11 @@ from __future__ import annotations
 import re
 
 from agent import messages
-from agent.offline.text import content_terms, norm, term_set
+from agent.question_shape import has_relative_clause, is_chitchat, is_comparison, is_composed
 from agent.state import ClarifyRequest, Facets, RouteDecision, RouteInput
+from agent.text import content_terms, norm, term_set
 
-_GREETING = re.compile(
-    r"^\s*(hi|hello|hey|yo|good (morning|afternoon|evening)|thanks|thank you|thx|cheers|bye|"
-    r"goodbye|who are you|what can you do|how are you|你好|您好|嗨|哈喽|在吗|早上好|下午好|"
-    r"晚上好|谢谢|多谢|感谢|再见|拜拜|你是谁|你能做什么|你会什么)"
-    r"[\s!！.。?？,，~～]*+(?:(bot|ragbot|机器人)[\s!！.。?？~～]*+)?$", re.I)
 _THANKS = re.compile(r"(thank|thx|cheers|谢|感谢)", re.I)
-_COMPARE = re.compile(r"(对比|比较|区别|差异|不同之处|有何不同|有什么不同|相比|"
-                      r"\bcompare\b|\bcomparison\b|\bvs\.?\b|\bversus\b|difference between|"
-                      r"differ from|\bbetter than\b|哪个更|谁更|^(are|is|were|was|do|did|does)\b"
-                      r"[^?]*\b(both|same)\b|^(who|which|what)\b[^?,]*,[^?]*\bor\b|"
-                      r"^between\b)", re.I)
-# Three words, then a relative word anywhere after them. Possessive, so the words are not
-# re-split when there is none (the open form "(?:\S+\s+){3,}" tried every split).
-_RELATIVE = re.compile(r"^\s*+(?:\S++\s++){3}.*\b(that|who|whom|which|whose|where|by a|by an|"
-                       r"by the)\b", re.I | re.S)
 # Nouns so broad that, alone, they do not say what to look for.
 _VAGUE = frozenset([
     "报告", "文档", "资料", "制度", "规定", "政策", "流程", "手册", "预案", "数据", "系统", "问题",
@@ -43,25 +30,6 @@ _UNSAID = frozenset([
     "limit", "limits", "cap", "maximum", "minimum", "price", "cost", "costs", "fee", "fees",
     "amount", "deadline", "rule", "rules", "requirement", "requirements", "standard",
 ])
-
-
-def is_chitchat(question: str) -> bool:
-    return bool(_GREETING.match(question))
-
-
-def is_comparison(question: str) -> bool:
-    return bool(_COMPARE.search(question))
-
-
-def has_relative_clause(question: str) -> bool:
-    """A clause about something the question does not name ("... the band that made Maiden
-    Japan", "... produced by a man born in what year"): a bridge to find first."""
-    return bool(_RELATIVE.search(question))
-
-
-def is_composed(question: str) -> bool:
-    """Whether answering takes more than one lookup: a comparison or a relative clause."""
-    return is_comparison(question) or has_relative_clause(question)
 
 
 def is_multi_question(question: str) -> bool:

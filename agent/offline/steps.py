@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import re
 
-from agent.offline.text import Alternatives, idf_weights, terms_of, weighted_share
 from agent.state import Passage, Sentence
+from agent.text import LIST_ITEM, Alternatives, idf_weights, terms_of, weighted_share
 
 # A list item: "1." "2)" "3、" "(4)" "（5）" or a bullet.
-_ITEM = re.compile(r"^\s*(?:\d{1,2}[.)]\s+|\d{1,2}、\s*|[（(]\d{1,2}[)）]\s*|[-*•·]\s+)\S")
 _NUMBERED = re.compile(r"^\s*(?:\d{1,2}[.)]\s+|\d{1,2}、\s*|[（(]\d{1,2}[)）]\s*)\S")
 # Headings that announce a procedure (and, for the penalty, those that list pitfalls).
 _PROCEDURE_HEADING = re.compile(
@@ -28,24 +27,11 @@ MAX_ITEMS = 8
 MAX_CHARS = 900
 
 
-def join_sentences(texts: list[str], language: str) -> str:
-    """Sentences as one answer: list items (steps) one per line, in order; other sentences
-    run on (no space between Chinese ones)."""
-    out = ""
-    for i, text in enumerate(texts):
-        if i and (_ITEM.match(text) or _ITEM.match(texts[i - 1])):
-            out += "\n"
-        elif i and language != "zh":
-            out += " "
-        out += text
-    return out
-
-
 def list_items(text: str) -> list[str]:
     """The list items of ``text`` in order (markdown emphasis dropped, marker kept)."""
     items = []
     for line in text.splitlines():
-        if _ITEM.match(line):
+        if LIST_ITEM.match(line):
             items.append(line.strip().replace("**", "").replace("__", ""))
     return items
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 
 from agent.offline.answerable import REFUSE_BELOW, evidence_coverage, held_terms
-from agent.offline.text import Alternatives, content_terms, language_of, norm
 from agent.state import Language, Passage, TopicEvidence, Turn
+from agent.text import Alternatives, content_terms, language_of, norm
 
 # Pronouns that cannot be resolved inside the question itself: always a follow-up.
 _PRONOUN_EN = re.compile(r"\b(it|its|they|them|their|theirs|he|she|his|her|him)\b", re.I)

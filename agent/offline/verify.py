@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from agent.offline.layout import readable
-from agent.offline.text import content_terms, ngram_containment, strip_citations, term_hits
 from agent.state import Verdict, VerifyInput
+from agent.text import content_terms, ngram_containment, strip_citations, term_hits
 
 # Extractive sentences score 1.0; light edits (punctuation, a joined clause) stay above this.
 MIN_SUPPORT = 0.75

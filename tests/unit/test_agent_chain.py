@@ -6,8 +6,8 @@ from agent.engine import OfflineEngine
 from agent.nodes.finalize import ranked_retrieval
 from agent.nodes.generate import context_pool
 from agent.offline import chain
-from agent.offline.text import split_sentences
 from agent.state import Passage, Plan, SearchRecord, SubQuestion
+from agent.text import split_sentences
 
 E = OfflineEngine()
 QUESTION = "When did the country of Sorvel's performer invade Drevania?"
@@ -120,7 +120,7 @@ def test_an_initial_or_a_title_does_not_end_a_sentence() -> None:
 
 def test_a_chain_answers_when_its_documents_hold_the_question_together() -> None:
     from agent.offline.answerable import answerable
-    from agent.offline.text import content_terms
+    from agent.text import content_terms
 
     pool = [passage(1, "Sorvel", "Sorvel is an album whose performer is Kirra."),
             passage(3, "Kirra", "Kirra is a band from the Marovian Union, a country.", round_=2),
@@ -184,7 +184,7 @@ def test_a_parenthesis_or_an_honorific_does_not_end_a_sentence() -> None:
 
 def test_a_chain_counts_the_named_things_not_the_relation_words_it_followed() -> None:
     from agent.offline.answerable import answerable
-    from agent.offline.text import content_terms
+    from agent.text import content_terms
 
     q = "In what city did Nicholas, lord of the birthplace of Albert, king of Sweden, die?"
     pool = [passage(1, "Albert, King of Sweden", "Albert was born in Mecklenburg."),

@@ -16,7 +16,6 @@ from agent.nodes.finalize import (
 )
 from agent.nodes.generate import context_pool
 from agent.offline.generate import focus_terms
-from agent.offline.text import content_terms
 from agent.state import (
     Draft,
     Facets,
@@ -27,6 +26,7 @@ from agent.state import (
     Turn,
     Understanding,
 )
+from agent.text import content_terms
 
 E = OfflineEngine()
 NO_FACETS = Facets(doc_types=[], titles=[], sources=[])

@@ -5,9 +5,9 @@ from __future__ import annotations
 from agent.engine import OfflineEngine
 from agent.offline.asked import value_pattern
 from agent.offline.layout import faq_pairs, quotable_units, readable, table_rows
-from agent.offline.text import split_sentences
 from agent.offline.verify import support
 from agent.state import Draft, Passage
+from agent.text import split_sentences
 
 E = OfflineEngine()
 

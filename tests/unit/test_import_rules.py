@@ -64,6 +64,27 @@ def test_the_conversation_core_imports_no_chat_sdk() -> None:
                                             "bot.teams", "microsoft")), (module, imported)
 
 
+def _nodes_importing_the_offline_engine(graph: grimp.ImportGraph) -> list[str]:
+    nodes = sorted(m for m in graph.modules if m.startswith("agent.nodes"))
+    assert nodes
+    return [f"{node} -> {imported}" for node in nodes
+            for imported in graph.find_modules_directly_imported_by(node)
+            if imported == "agent.offline" or imported.startswith("agent.offline.")]
+
+
+def test_graph_nodes_ask_their_engine_not_the_offline_rules() -> None:
+    # a node that imports the offline engine's rules decides the same way whichever engine
+    # runs; it asks ``ctx.engine`` or reads a neutral module (agent.text, agent.question_shape)
+    assert _nodes_importing_the_offline_engine(_graph()) == []
+
+
+def test_the_node_rule_sees_an_offline_import() -> None:
+    graph = _build()
+    graph.add_import(importer="agent.nodes.finalize", imported="agent.offline.steps")
+    assert _nodes_importing_the_offline_engine(graph) == [
+        "agent.nodes.finalize -> agent.offline.steps"]
+
+
 def test_agent_never_imports_the_bot() -> None:
     graph = _graph()
     assert not graph.chain_exists(importer="agent", imported="bot", as_packages=True)

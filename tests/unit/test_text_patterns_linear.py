@@ -13,7 +13,7 @@ import pytest
 from agent.offline.chain import title_core
 from agent.offline.plan import candidate_entities, comparison_parts
 from agent.offline.route import has_relative_clause, is_chitchat, is_comparison
-from agent.offline.text import strip_citations
+from agent.text import strip_citations
 from store.chunking import chunk_text, parse_blocks, split_sentences
 from tests.timebox import timed
 

@@ -4,8 +4,8 @@ an English passage holding the translations, and the reverse (no I/O)."""
 from __future__ import annotations
 
 from agent.engine import OfflineEngine
-from agent.offline.text import alternatives_per_term, content_terms, term_hits
 from agent.state import Draft, Passage
+from agent.text import alternatives_per_term, content_terms, term_hits
 
 E = OfflineEngine()
 

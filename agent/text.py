@@ -1,4 +1,5 @@
-"""Text helpers shared by the offline rules: language, sentences, terms, overlap."""
+"""Text helpers shared by the engines and the graph nodes: language, sentences, terms,
+overlap. Neutral: no engine's decision rules live here."""
 
 from __future__ import annotations
 
@@ -205,3 +206,20 @@ def ngram_containment(claim: str, source: str, n: int = 2) -> float:
     if not c:
         return 1.0
     return len(c & char_ngrams(source, n)) / len(c)
+
+
+# A list item's opening marker ("1. ", "2、", "（3）", "- ").
+LIST_ITEM = re.compile(r"^\s*(?:\d{1,2}[.)]\s+|\d{1,2}、\s*|[（(]\d{1,2}[)）]\s*|[-*•·]\s+)\S")
+
+
+def join_sentences(texts: list[str], language: str) -> str:
+    """Sentences as one answer: list items (steps) one per line, in order; other sentences
+    run on (no space between Chinese ones)."""
+    out = ""
+    for i, text in enumerate(texts):
+        if i and (LIST_ITEM.match(text) or LIST_ITEM.match(texts[i - 1])):
+            out += "\n"
+        elif i and language != "zh":
+            out += " "
+        out += text
+    return out

@@ -39,7 +39,7 @@ class Notifier(Protocol):
     """Tells the admin who started a job how it goes (ephemeral message or DM)."""
 
     def notify(self, *, channel: str, user: str, text: str, response_url: str | None = None,
-               surface: str = "slack") -> None: ...
+               surface: str = "slack", address: dict[str, str] | None = None) -> None: ...
 
 
 ProgressFn = Callable[[Any], None]
@@ -76,17 +76,20 @@ class JobQueue:
 
     def defer_reindex(self, *, kb: str, channel: str, user: str,
                       response_url: str | None = None, surface: str = "slack",
-                      lang: str = "en") -> int:
+                      lang: str = "en", address: dict[str, str] | None = None) -> int:
         """Queue a reindex of ``kb`` that reports to ``user`` in ``channel`` of
-        ``surface``, in ``lang``; raises AlreadyQueuedError if one is already waiting."""
+        ``surface``, in ``lang`` (``address``: the surface's routing data, e.g. Teams'
+        serviceUrl); raises AlreadyQueuedError if one is already waiting."""
         deferrer = self._app.configure_task(
             REINDEX_TASK, queue=QUEUE,
             # one waiting job per KB; running ones are serialized by the lock
             queueing_lock=f"reindex:{kb}", lock=f"reindex:{kb}",
         )
+        routing: dict[str, Any] = dict(address or {})
         try:
             job_id = deferrer.defer(kb=kb, channel=channel, user=user,
-                                    response_url=response_url, surface=surface, lang=lang)
+                                    response_url=response_url, surface=surface, lang=lang,
+                                    address=routing)
         except AlreadyEnqueued as exc:
             raise AlreadyQueuedError(kb) from exc
         log.info("reindex_deferred", kb=kb, job_id=job_id, user=user)
@@ -146,7 +149,7 @@ class _Throttle:
 
 def run_reindex_job(deps: JobDeps, *, kb: str, channel: str, user: str,
                     response_url: str | None = None, surface: str = "slack",
-                    lang: str = "en") -> str:
+                    lang: str = "en", address: dict[str, str] | None = None) -> str:
     """The body of the reindex task: run it, report progress and the result to the admin.
 
     A failure is reported and re-raised, so the job is marked failed in the queue.
@@ -157,7 +160,8 @@ def run_reindex_job(deps: JobDeps, *, kb: str, channel: str, user: str,
     def tell(text: str) -> None:
         try:
             deps.notifier.notify(channel=channel, user=user, text=text,
-                                 response_url=response_url, surface=surface)
+                                 response_url=response_url, surface=surface,
+                                 address=address)
         except Exception:  # a lost progress message must not fail the reindex
             bound.warning("reindex_notify_failed", exc_info=True)
 
@@ -193,11 +197,13 @@ def build_worker_app(database_url: str, deps: JobDeps) -> procrastinate.App:
 
     @app.task(name=REINDEX_TASK, queue=QUEUE)
     def reindex_kb(kb: str, channel: str, user: str, *, response_url: str | None = None,
-                   surface: str = "slack", lang: str = "en") -> str:
-        # ``surface`` and ``lang`` came later; jobs queued before them have none (Slack's,
-        # English)
+                   surface: str = "slack", lang: str = "en",
+                   address: dict[str, str] | None = None) -> str:
+        # ``surface``, ``lang`` and ``address`` came later; jobs queued before them have
+        # none (Slack's, English)
         return run_reindex_job(deps, kb=kb, channel=channel, user=user,
-                               response_url=response_url, surface=surface, lang=lang)
+                               response_url=response_url, surface=surface, lang=lang,
+                               address=address)
 
     # Procrastinate's recipe for jobs whose worker died mid-run (no heartbeat for 30 s):
     # put them back in the queue. Safe for reindex, which switches generations atomically.

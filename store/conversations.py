@@ -296,6 +296,38 @@ def is_answered_thread(conn: psycopg.Connection, surface: str, conversation: str
     return row is not None
 
 
+def chat_session(conn: psycopg.Connection, surface: str, conversation: str, *,
+                 gap_min: float, start_new: bool) -> tuple[str, bool]:
+    """The session thread (``t<n>``) of a chat without reply chains (Teams 1:1 and group
+    chats) for its next message, and whether it is a new one: the current session, or the
+    next after ``gap_min`` quiet minutes or when ``start_new``. A new session exists once
+    ``open_chat_session`` or a turn's claim records it."""
+    row = conn.execute(
+        """
+        SELECT substr(thread, 2)::int, last_turn_at < now() - %s * interval '1 minute'
+          FROM threads
+         WHERE surface = %s AND conversation = %s AND thread ~ '^t[0-9]+$'
+         ORDER BY substr(thread, 2)::int DESC LIMIT 1
+        """, [gap_min, surface, conversation]).fetchone()
+    if row is None:
+        return "t1", True
+    number, quiet = int(row[0]), bool(row[1])
+    if start_new or quiet:
+        return f"t{number + 1}", True
+    return f"t{number}", False
+
+
+def open_chat_session(conn: psycopg.Connection, *, surface: str, workspace: str,
+                      conversation: str, thread: str, thread_key: str,
+                      kbs: tuple[str, ...]) -> None:
+    """Record a chat's new session before any question in it ("new" said alone)."""
+    conn.execute(
+        "INSERT INTO threads (surface, conversation, thread, workspace, thread_key, kbs) "
+        "VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (surface, conversation, thread) "
+        "DO UPDATE SET last_turn_at = now()",
+        [surface, conversation, thread, workspace, thread_key, list(kbs)])
+
+
 def record_bot_message(conn: psycopg.Connection, *, surface: str, conversation: str,
                        message_id: str, trace_id: str, thread_key: str, turn_id: int | None,
                        kbs: tuple[str, ...]) -> None:

@@ -473,12 +473,82 @@ MIGRATIONS: list[str] = [
     ALTER TABLE knowledge_bases ADD COLUMN description text NOT NULL DEFAULT '';
     ALTER TABLE knowledge_bases ADD COLUMN summary text NOT NULL DEFAULT '';
     """,
+    # Microsoft Teams moves onto the conversation core: its rows join the surface-neutral
+    # tables and its own tables go. A channel's conversation is the channel (the part of
+    # Teams' conversation id before ";messageid="), its thread the reply chain's root; a
+    # 1:1 or group chat's thread is its session "t<n>". Thread keys are kept as they were,
+    # so every thread keeps its checkpoints. The access class a turn was accepted with is
+    # read back from its principals into the turn's address.
+    """
+    INSERT INTO deliveries (surface, delivery_id, received_at)
+    SELECT 'teams', activity_id, created_at FROM teams_activities
+    ON CONFLICT DO NOTHING;
+
+    INSERT INTO turns (surface, workspace, conversation, message_id, thread, thread_key, asker,
+                       kind, text, truncated, kbs, delivery_id, state, owner, trace_id,
+                       address, created_at, updated_at)
+    SELECT 'teams', tenant, split_part(conversation_id, ';messageid=', 1), activity_id,
+           CASE WHEN chat_type = 'channel' THEN split_part(conversation_id, ';messageid=', 2)
+                ELSE regexp_replace(thread_key, '^.*:', '') END,
+           thread_key, user_id, CASE kind WHEN 'command' THEN 'help' ELSE kind END, text,
+           truncated, ARRAY[kb], CASE WHEN kind = 'resume' THEN NULL ELSE activity_id END,
+           state, owner, trace_id,
+           jsonb_build_object(
+               'serviceUrl', service_url, 'chat', chat_type,
+               'replyTo', split_part(activity_id, ':', 1),
+               'kind', CASE
+                   WHEN EXISTS (SELECT 1 FROM unnest(principals) p WHERE p LIKE 'user:%')
+                       THEN 'direct'
+                   WHEN EXISTS (SELECT 1 FROM unnest(principals) p WHERE p LIKE 'channel:%')
+                       THEN 'private'
+                   WHEN chat_type = 'personal' THEN 'external-shared'
+                   ELSE 'public' END),
+           created_at, updated_at
+      FROM teams_turns
+    ON CONFLICT DO NOTHING;
+
+    INSERT INTO threads (surface, workspace, conversation, thread, thread_key, kbs,
+                         created_at, last_turn_at)
+    SELECT 'teams', w.workspace,
+           split_part(substr(th.thread_key, length(w.workspace) + 8), ';messageid=', 1),
+           split_part(substr(th.thread_key, length(w.workspace) + 8), ';messageid=', 2),
+           th.thread_key,
+           coalesce((SELECT ARRAY[t.kb] FROM teams_turns t
+                      WHERE t.thread_key = th.thread_key ORDER BY t.id DESC LIMIT 1),
+                    ARRAY['default']),
+           th.created_at, th.created_at
+      FROM teams_threads th, LATERAL (SELECT split_part(th.thread_key, ':', 2) AS workspace) w
+    ON CONFLICT DO NOTHING;
+
+    INSERT INTO threads (surface, workspace, conversation, thread, thread_key, kbs,
+                         created_at, last_turn_at)
+    SELECT 'teams', w.workspace, substr(c.chat_key, length(w.workspace) + 8),
+           't' || c.thread_no, c.chat_key || ':t' || c.thread_no,
+           coalesce((SELECT ARRAY[t.kb] FROM teams_turns t
+                      WHERE t.thread_key = c.chat_key || ':t' || c.thread_no
+                      ORDER BY t.id DESC LIMIT 1), ARRAY['default']),
+           c.last_message_at, c.last_message_at
+      FROM teams_chats c, LATERAL (SELECT split_part(c.chat_key, ':', 2) AS workspace) w
+    ON CONFLICT DO NOTHING;
+
+    INSERT INTO bot_messages (surface, conversation, message_id, trace_id, thread_key, kbs,
+                              created_at)
+    SELECT 'teams', split_part(conversation_id, ';messageid=', 1), activity_id, trace_id,
+           thread_key, ARRAY[kb], created_at
+      FROM teams_bot_messages
+    ON CONFLICT DO NOTHING;
+
+    DROP TABLE teams_activities, teams_turns, teams_threads, teams_chats, teams_bot_messages;
+    """,
 ]
 
 # The first schema version with the surface-neutral conversation tables (found by what it
 # does, so migrations appended later do not move it).
 CONVERSATION_TABLES = next(i for i, m in enumerate(MIGRATIONS)
                            if "RENAME TO bot_messages_trace" in m)
+# The first schema version where Teams' rows live in them (no teams_* tables).
+TEAMS_ON_CORE = next(i for i, m in enumerate(MIGRATIONS)
+                     if "DROP TABLE teams_activities" in m)
 
 
 def current_version(conn: psycopg.Connection) -> int:

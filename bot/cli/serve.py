@@ -1,4 +1,5 @@
-"""``ragbot serve``: the Slack bot (Socket Mode when SLACK_APP_TOKEN is set, else HTTP)."""
+"""``ragbot serve``: the Slack bot (Socket Mode when SLACK_APP_TOKEN is set, else HTTP),
+with Microsoft Teams beside it over HTTP when RAGBOT_TEAMS_APP_ID is set, or Teams alone."""
 
 from __future__ import annotations
 
@@ -79,19 +80,23 @@ def handle(args: argparse.Namespace, ctx: AppContext) -> int:  # noqa: PLR0915 (
     # only acknowledges Slack's requests (request threads, listeners, maintenance) and
     # posts first status lines, so its pool serves those.
     pool = open_pool(ctx.database_url, min_size=4, max_size=32)
-    deps = create_process_deps(settings, pool=pool, database_url=ctx.database_url,
-                               workers=workers, kb=args.kb, jobs=JobQueue(ctx.pool), ctx=ctx)
     from slack_sdk.errors import SlackClientError
 
+    teams = None
     try:
-        # Teams beside Slack on the same HTTP app, when configured
-        teams = _teams_surface(ctx, deps.settings, pool=pool, instance_id=deps.instance_id,
-                               workers=workers, metrics=deps.metrics) \
-            if settings.teams_app_id and http else None
+        # Teams beside Slack: its surface in this process and in every turn worker
+        extra = _teams_extra(settings) if settings.teams_app_id and http else {}
+        deps = create_process_deps(settings, pool=pool, database_url=ctx.database_url,
+                                   workers=workers, kb=args.kb, jobs=JobQueue(ctx.pool),
+                                   ctx=ctx, **extra)
+        if extra:
+            from bot.teams.app import build_endpoint
+
+            teams = build_endpoint(deps, deps.settings)
         # Bolt checks the token with auth.test here
         service = SlackService(deps, metrics_dir=metrics_dir,
                                api_agent=lambda: real_agent(pool, ctx.embedder, deps.settings),
-                               teams=teams.endpoint if teams else None)
+                               teams=teams)
     except (OSError, SlackClientError, ValueError) as exc:
         pool.close()
         shutil.rmtree(metrics_dir, ignore_errors=True)
@@ -111,7 +116,8 @@ def handle(args: argparse.Namespace, ctx: AppContext) -> int:  # noqa: PLR0915 (
         pass
     finally:
         service.stop()
-        _stop(teams)
+        if teams is not None:
+            teams.close()
         jobs.terminate()  # SIGTERM: the job worker stops as `ragbot worker` does
         jobs.join(30)
         pool.close()
@@ -119,37 +125,32 @@ def handle(args: argparse.Namespace, ctx: AppContext) -> int:  # noqa: PLR0915 (
     return 0
 
 
-def _teams_surface(ctx: AppContext, settings: Settings, *, pool: Any, instance_id: str,
-                   workers: int, metrics: Any) -> Any:
-    """The Teams surface (``bot.teams.app``); ValueError naming what is missing."""
-    from bot.conversations.worker import real_agent
-    from bot.teams.app import build_teams, missing_settings
+def _teams_extra(settings: Settings) -> dict[str, Any]:
+    """What Slack's deps need to serve Teams too; ValueError naming a missing setting."""
+    from bot.teams.app import make_surface, missing_settings, slack_and_teams_worker_deps
 
     missing = missing_settings(settings)
     if missing:
         raise ValueError("set " + " and ".join(missing) + " (see README: Microsoft Teams)")
-    surface = build_teams(settings, pool=pool, instance_id=instance_id, metrics=metrics,
-                          workers=workers,
-                          agent=lambda: real_agent(pool, ctx.embedder, settings))
-    surface.recover()  # turns a dead process accepted: answered now
-    return surface
+    return {"other_surfaces": {"teams": make_surface(settings)},
+            "deps_factory": slack_and_teams_worker_deps}
 
 
-def _stop(teams: Any) -> None:
-    if teams is not None:
-        teams.stop()
-
-
-def _serve_teams_only(args: argparse.Namespace, ctx: AppContext) -> int:
+def _serve_teams_only(args: argparse.Namespace, ctx: AppContext) -> int:  # noqa: PLR0915 (wiring, read top to bottom)
     """Teams without Slack: the same ASGI app with ``/api/messages`` and no
-    ``/slack/events``; turns run on threads of this process."""
+    ``/slack/events``; turns in worker processes, reindex jobs beside them."""
+    import logging
+    import shutil
+    import tempfile
+    from pathlib import Path
+
     import structlog
 
-    from bot.http.app import HttpDeps, build_http_app
-    from bot.http.limits import Limits
-    from bot.http.metrics import Metrics, MetricsEndpoint
-    from bot.http.server import HttpServer, ServerLimits
-    from bot.slack.app import make_instance_id
+    from bot.conversations.recovery import Maintenance
+    from bot.http.app import http_server
+    from bot.http.metrics import enable_multiprocess
+    from bot.jobs import JobQueue
+    from bot.teams.app import build_endpoint, create_process_deps, missing_settings
     from store.db import open_pool
 
     log = structlog.get_logger("ragbot.serve")
@@ -157,21 +158,35 @@ def _serve_teams_only(args: argparse.Namespace, ctx: AppContext) -> int:
     if args.kb:
         settings = settings.model_copy(update={"default_kb": args.kb})
     workers = settings.slack_workers if args.workers is None else args.workers
-    pool = open_pool(ctx.database_url, min_size=2, max_size=max(8, 2 * workers + 4))
-    metrics = Metrics()
+    missing = missing_settings(settings)
+    if workers < 1 or missing:
+        print("error: " + ("--workers must be at least 1" if workers < 1 else
+                           "set " + " and ".join(missing) + " (see README: Microsoft Teams)"),
+              file=sys.stderr)
+        return 2
+    metrics_dir = Path(tempfile.mkdtemp(prefix="ragbot-metrics-"))
+    enable_multiprocess(metrics_dir)
+    pool = open_pool(ctx.database_url, min_size=2, max_size=32)
+    level = logging.getLevelName(logging.getLogger().getEffectiveLevel())
     try:
-        teams = _teams_surface(ctx, settings, pool=pool, instance_id=make_instance_id(),
-                               workers=workers, metrics=metrics)
+        deps = create_process_deps(settings, pool=pool, database_url=ctx.database_url,
+                                   workers=workers, log_level=level,
+                                   jobs=JobQueue(ctx.pool), ctx=ctx)
+        teams = build_endpoint(deps, settings)
     except (OSError, ValueError) as exc:
         pool.close()
+        shutil.rmtree(metrics_dir, ignore_errors=True)
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    app = build_http_app(HttpDeps(
-        bolt=None, pool=pool, metrics=metrics, scrape=MetricsEndpoint(metrics),
-        limits=Limits(settings.http_max_body_bytes, settings.http_read_timeout_s),
-        teams=teams.endpoint))
-    server = HttpServer(app, args.host, args.port, ServerLimits(
-        settings.http_max_connections, settings.http_keepalive_s))
+    server = http_server(deps, None, host=args.host, port=args.port, metrics_dir=metrics_dir,
+                         teams=teams)
+    maintenance = Maintenance(deps, teams.runner)
+    work = deps.work
+    assert work is not None  # built with worker processes above
+    work.start(maintenance.runner, maintenance.recover_lost)
+    log.info("turn_workers_ready", pids=work.wait_ready())  # type: ignore[attr-defined]
+    maintenance.start()  # turns a dead process accepted are taken over from here
+    jobs = _start_job_process(settings, ctx.database_url)
     signal.signal(signal.SIGTERM, _interrupt)
     log.info("serve_starting", mode="http", surfaces="teams", kb=settings.default_kb,
              port=server.port, workers=workers)
@@ -180,8 +195,14 @@ def _serve_teams_only(args: argparse.Namespace, ctx: AppContext) -> int:
     except KeyboardInterrupt:
         pass
     finally:
-        teams.stop()
+        server.shutdown()
+        teams.close()
+        work.shutdown()
+        maintenance.stop()
+        jobs.terminate()
+        jobs.join(30)
         pool.close()
+        shutil.rmtree(metrics_dir, ignore_errors=True)
     return 0
 
 

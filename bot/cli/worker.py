@@ -1,4 +1,4 @@
-"""``ragbot worker``: run background jobs (reindex) without serving Slack.
+"""``ragbot worker``: run background jobs (reindex) without serving Slack or Teams.
 
 ``ragbot serve`` already runs a worker; extra ones on the same database share the queue,
 so a long reindex can run on a machine of its own.
@@ -23,10 +23,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 class _LogNotifier:
-    """Without SLACK_BOT_TOKEN, job progress goes to the log only."""
+    """Without Slack or Teams settings, job progress goes to the log only."""
 
     def notify(self, *, channel: str, user: str, text: str,
-               response_url: str | None = None, surface: str = "slack") -> None:
+               response_url: str | None = None, surface: str = "slack",
+               address: dict[str, str] | None = None) -> None:
         import structlog
 
         structlog.get_logger("ragbot.jobs").info("job_message", surface=surface,
@@ -46,12 +47,22 @@ def handle(args: argparse.Namespace, ctx: AppContext) -> int:
 
     settings = ctx.settings
     notifier: Any = _LogNotifier()
+    surfaces: dict[str, Any] = {}
     if settings.slack_bot_token:
         from bot.slack.client import make_web_client
         from bot.slack.listeners.commands import SlackNotifier
 
-        notifier = SlackNotifier(make_web_client(settings.slack_bot_token.get_secret_value(),
-                                                 settings.slack_api_url))
+        slack = SlackNotifier(make_web_client(settings.slack_bot_token.get_secret_value(),
+                                              settings.slack_api_url))
+        surfaces.update(slack.surfaces)
+    if settings.teams_app_id and settings.teams_app_secret and settings.teams_tenant_id:
+        from bot.teams.app import make_surface
+
+        surfaces["teams"] = make_surface(settings)
+    if surfaces:
+        from bot.conversations.commands import SurfaceNotifier
+
+        notifier = SurfaceNotifier(surfaces)
     JobQueue(ctx.pool)  # applies the queue's schema if this is the first process
 
     def reindex(kb: str, on_progress: Any) -> Any:

@@ -102,7 +102,8 @@ def handle_command(deps: CommandDeps, surface: Surface[Any], place: Place, *, us
     admin = surface.is_admin(user)
     if cmd.admin_only and not admin:
         bound.info("command_refused", action=cmd.action)
-        ack(texts.pick(texts.REFUSAL, lang, action=cmd.action))
+        ack(texts.pick(texts.REFUSALS.get(surface.name, texts.REFUSAL), lang,
+                       action=cmd.action))
         return
     if cmd.action == "status" and not admin:
         ack(texts.pick(texts.PUBLIC_STATUS, lang))
@@ -155,7 +156,8 @@ def start_reindex(pool: ConnectionPool, jobs: JobQueue, place: Place, *, user: s
     try:
         job_id = jobs.defer_reindex(kb=kb, channel=place.conversation, user=user,
                                     response_url=place.address.get("response_url"),
-                                    surface=place.surface, lang=lang)
+                                    surface=place.surface, lang=lang,
+                                    address=dict(place.address))
     except AlreadyQueuedError:
         tell(texts.pick(texts.ALREADY_QUEUED, lang, kb=kb))
         return
@@ -170,10 +172,12 @@ class SurfaceNotifier:
         self.surfaces = dict(surfaces)
 
     def notify(self, *, channel: str, user: str, text: str, response_url: str | None = None,
-               surface: str = "slack") -> None:
+               surface: str = "slack", address: dict[str, str] | None = None) -> None:
         """Tell ``user`` alone; raises when it could not be delivered (the job logs it)."""
-        address = {"response_url": response_url} if response_url else {}
-        place = Place(surface, "", channel, "", address)
+        routing = dict(address or {})
+        if response_url:
+            routing["response_url"] = response_url
+        place = Place(surface, routing.get("workspace", ""), channel, "", routing)
         if surface not in self.surfaces:
             raise LookupError(f"no surface {surface!r} in the job worker")
         if not self.surfaces[surface].notify_user(place, user, text):

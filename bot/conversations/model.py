@@ -41,10 +41,15 @@ class Place:
     conversation: str  # Slack channel id, Teams conversation id
     thread: str  # Slack thread ts, Teams reply-chain root or chat session id
     address: Mapping[str, str] = field(default_factory=dict)
+    # The surface's own thread key, when it is not surface:workspace:conversation:thread
+    # (a Teams reply chain keeps ``teams:{tenant}:{conversation id};messageid={root}``).
+    key: str | None = None
 
     @property
     def thread_key(self) -> str:
         """The agent's thread id: every turn of this thread shares its memory."""
+        if self.key:
+            return self.key
         return thread_key(self.surface, self.workspace, self.conversation, self.thread)
 
 

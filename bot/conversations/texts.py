@@ -51,8 +51,27 @@ HELP_ANY = {
     ),
 }
 
+HELP_TEAMS = {
+    "zh": (
+        "我是知识库助手，根据公司文档回答问题并给出引用。\n\n"
+        "- 私聊我直接提问；在频道里 @我 提问，之后在该回复链里直接回复即可追问。\n"
+        "- 私聊和群聊里，发送“新问题”开始新的对话（安静一段时间后也会自动开始）。\n"
+        "- 点回答下方的 👍/👎 帮我改进。\n"
+        "- 命令：help、status、reindex [知识库]（仅管理员）。"
+    ),
+    "en": (
+        "I answer questions from the company's documents, with citations.\n\n"
+        "- Ask me in a 1:1 chat, or @mention me in a channel; reply in that chain to "
+        "follow up, no new mention needed.\n"
+        "- In 1:1 and group chats, say \"new\" to start a new conversation (one also "
+        "starts after a quiet spell).\n"
+        "- Use 👍/👎 under an answer to help me improve.\n"
+        "- Commands: help, status, reindex [kb] (admins)."
+    ),
+}
+
 # Per surface name; a surface without its own wording gets HELP_ANY.
-HELP: dict[str, dict[str, str]] = {"slack": HELP_SLACK}
+HELP: dict[str, dict[str, str]] = {"slack": HELP_SLACK, "teams": HELP_TEAMS}
 
 APOLOGY = {
     "zh": "抱歉，处理这个问题时出错了。请稍后再试；如需排查，请提供追踪编号 `{trace_id}`。",
@@ -136,6 +155,15 @@ REFUSAL = {
     "en": ":no_entry: `/ragbot {action}` is for ragbot admins only. "
           "Ask an admin to run it, or to add your Slack user id to RAGBOT_ADMINS.",
 }
+
+REFUSAL_TEAMS = {
+    "zh": "`{action}` 仅限 ragbot 管理员使用。请管理员来执行，或请管理员把你的 Entra 对象 ID 加入 "
+          "RAGBOT_TEAMS_ADMINS。",
+    "en": "`{action}` is for ragbot admins only. Ask an admin to run it, or to add your Entra "
+          "object id to RAGBOT_TEAMS_ADMINS.",
+}
+# Per surface name; a surface without its own wording gets REFUSAL.
+REFUSALS: dict[str, dict[str, str]] = {"teams": REFUSAL_TEAMS}
 
 # What a non-admin's ``/ragbot status`` shows: knowledge base names, sizes and sources say
 # what restricted material exists, so they are for admins only.

@@ -47,7 +47,7 @@ def new_trace_id() -> str:
 def place_of(turn: Turn) -> Place:
     """Where ``turn`` is answered."""
     return Place(turn.surface, turn.workspace, turn.conversation, turn.thread,
-                 dict(turn.address))
+                 dict(turn.address), key=turn.thread_key)
 
 
 def accept(deps: ConversationDeps, q: Inbound, *, kind: TurnKind,

@@ -42,9 +42,10 @@ class VoteDeps(Protocol):
 
 def record_vote(deps: VoteDeps, *, surface: str, conversation: str, message_id: str,
                 user: str, vote: Vote, present: bool, at: Decimal,
-                bot_user: str | None = None) -> ReactionOutcome | None:
+                bot_user: str | None = None, comment: str = "") -> ReactionOutcome | None:
     """Apply ``user``'s ``vote`` on the bot's message ``message_id``: added (``present``)
-    or withdrawn, at the surface's event time ``at``. None when the message is not one of
+    or withdrawn, at the surface's event time ``at`` (``comment``: the voter's words, when
+    the surface has a feedback form). None when the message is not one of
     the bot's answers, or the voter is the bot itself."""
     if not user or user == bot_user:
         return None
@@ -53,6 +54,8 @@ def record_vote(deps: VoteDeps, *, surface: str, conversation: str, message_id: 
         if found is None:
             return None
         trace_id, trace, kb = found
+        if comment:
+            trace["feedback_comment"] = comment
         outcome = apply_reaction(conn, channel=conversation, message_ts=message_id, user=user,
                                  vote=vote, present=present, event_ts=at, trace_id=trace_id,
                                  trace=trace, kb=kb or trace.get("kb"))

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from slack_bolt import App
     from starlette.requests import Request
 
-    from bot.slack.deps import AgentPort, SlackDeps
+    from bot.conversations.deps import AgentPort, ConversationDeps
     from bot.teams.endpoint import TeamsEndpoint
 
 Endpoint = Callable[["Request"], Awaitable[Response]]
@@ -61,13 +61,13 @@ class HttpDeps:
     teams: TeamsEndpoint | None = None  # None: Teams is not configured
 
 
-def http_server(deps: SlackDeps, bolt: App, *, host: str, port: int,
+def http_server(deps: ConversationDeps, bolt: App | None, *, host: str, port: int,
                 api_agent: Callable[[], AgentPort] | None = None,
                 metrics_dir: Path | None = None,
                 teams: TeamsEndpoint | None = None) -> HttpServer:
-    """The server for ``bolt`` and ``deps`` with the limits and API tokens of their
-    settings. The query API answers with ``api_agent()`` (built on first use), else with
-    the deps' own agent."""
+    """The server for ``bolt`` (None: no Slack) and ``deps`` with the limits and API
+    tokens of their settings. The query API answers with ``api_agent()`` (built on first
+    use), else with the deps' own agent."""
     s = deps.settings
     api = None
     if s.api_tokens:
@@ -82,7 +82,7 @@ def http_server(deps: SlackDeps, bolt: App, *, host: str, port: int,
                                                     s.http_keepalive_s))
 
 
-def _own_agent(deps: SlackDeps) -> Callable[[], AgentPort]:
+def _own_agent(deps: ConversationDeps) -> Callable[[], AgentPort]:
     agent = deps.agent
     if agent is None:
         raise ValueError("RAGBOT_API_TOKENS is set but this process has no agent to answer "

@@ -84,9 +84,11 @@ def create_process_deps(settings: Settings, *, pool: ConnectionPool, database_ur
         settings = settings.model_copy(update={"default_kb": kb})
     root = logging.getLogger()
     pacer = overrides.pop("pacer", None) or SharedPacer()
+    # another surface served beside Slack brings a factory that builds it in workers too
+    deps_factory = overrides.pop("deps_factory", None) or worker_deps
     me = make_instance_id()
     config = WorkerConfig(settings=settings, database_url=database_url, instance_id=me,
-                          pacer=pacer, deps_factory=worker_deps,
+                          pacer=pacer, deps_factory=deps_factory,
                           agent_factory=agent_factory,
                           log_level=logging.getLevelName(root.getEffectiveLevel()),
                           log_format=settings.log_format)

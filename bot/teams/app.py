@@ -1,31 +1,31 @@
-"""Wiring only: Settings -> the Teams surface's dependencies -> its endpoint. Used by
-``ragbot serve`` (beside Slack, or alone) and by the tests, so both run the same code."""
+"""Wiring only: Settings -> the Teams surface -> the core's deps -> the endpoint. Used by
+``ragbot serve`` (beside Slack, or alone), the job worker and the tests, so all run the
+same code. No behaviour lives here."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Literal
 
 import httpx
-import structlog
 
-from bot.conversations.executor import ContextThreadPoolExecutor
-from bot.http.metrics import Metrics
+from bot.conversations.deps import ConversationDeps, kbs_from_settings
+from bot.conversations.pacing import SharedPacer
+from bot.conversations.turns import TurnRunner
+from bot.conversations.work import ProcessTurnWork, ThreadTurnWork
+from bot.conversations.worker import AgentFactory, WorkerConfig, real_agent
 from bot.teams.auth import BotTokenProvider, InboundAuth
 from bot.teams.connector import Connector
-from bot.teams.deps import TeamsDeps
 from bot.teams.endpoint import TeamsEndpoint
-from bot.teams.turns import TeamsTurnRunner
-from store import teams_state
+from bot.teams.surface import TeamsSurface
 
 if TYPE_CHECKING:
     from psycopg_pool import ConnectionPool
 
+    from bot.conversations.deps import AgentPort
+    from bot.conversations.pacing import Pacer
+    from bot.conversations.work import TurnWork
     from bot.settings import Settings
-    from bot.slack.deps import AgentPort
-
-log = structlog.get_logger("ragbot.teams")
+    from bot.slack.deps import SlackDeps
 
 
 def missing_settings(settings: Settings) -> list[str]:
@@ -38,63 +38,74 @@ def missing_settings(settings: Settings) -> list[str]:
     return missing
 
 
-@dataclass
-class TeamsSurface:
-    deps: TeamsDeps
-    endpoint: TeamsEndpoint
-    http: httpx.Client
-
-    def recover(self) -> int:
-        """Answer the turns another (dead) process accepted but never finished."""
-        with self.deps.pool.connection() as conn:
-            turns = teams_state.open_turns(conn, stale_after_s=self.deps.stale_after_s,
-                                           owner=self.deps.instance_id)
-        for turn in turns:
-            self.deps.work.submit(self.endpoint.runner.run, turn)
-        if turns:
-            log.info("teams_turns_recovered", count=len(turns))
-        return len(turns)
-
-    def stop(self) -> None:
-        self.deps.work.shutdown(wait=True, cancel_futures=True)
-        self.http.close()
-
-
-def build_teams(settings: Settings, *, pool: ConnectionPool, agent: Callable[[], AgentPort],
-                instance_id: str, metrics: Metrics | None = None, workers: int = 4,
-                stale_after_s: float = 60.0) -> TeamsSurface:
-    """The Teams surface, with the signing keys already fetched (so the first request
-    does not wait for them). Raises what the metadata fetch raises."""
+def make_surface(settings: Settings) -> TeamsSurface:
+    """The Teams surface with its own HTTP client and bot token (one per process)."""
     app_id = settings.teams_app_id or ""
     secret = settings.teams_app_secret
     tenant = settings.teams_tenant_id
     if not app_id or secret is None or not tenant:
         raise ValueError("set " + " and ".join(missing_settings(settings) or
                                                ["RAGBOT_TEAMS_APP_ID"]))
-    auth = InboundAuth(app_id, settings.teams_openid_metadata_url)
-    auth.start()
     http = httpx.Client(timeout=httpx.Timeout(15.0, connect=5.0))
     tokens = BotTokenProvider(http, login_url=settings.teams_login_url, tenant_id=tenant,
                               app_id=app_id, secret=secret)
-    deps = TeamsDeps(settings=settings, pool=pool, auth=auth, connector=Connector(http, tokens),
-                     agent=_once(agent), instance_id=instance_id,
-                     work=ContextThreadPoolExecutor(max_workers=workers,
-                                                    thread_name_prefix="ragbot-teams-turn"),
-                     metrics=metrics or Metrics(), default_kb=settings.default_kb,
-                     stale_after_s=stale_after_s)
-    return TeamsSurface(deps, TeamsEndpoint(deps, TeamsTurnRunner(deps)), http)
+    return TeamsSurface(Connector(http, tokens), admins=settings.teams_admins,
+                        link_hosts=settings.link_hosts, bot_id=f"28:{app_id}", tenant=tenant)
 
 
-def _once(factory: Callable[[], AgentPort]) -> Callable[[], AgentPort]:
-    import threading
+def create_deps(settings: Settings, *, pool: ConnectionPool, agent: AgentPort | None,
+                work: TurnWork | Literal["threads"] | None = "threads", work_workers: int = 4,
+                instance_id: str | None = None, **overrides: Any) -> ConversationDeps:
+    """The core's deps with Teams as the surface; turns on ``work_workers`` threads of this
+    process unless ``work`` says otherwise (None inside a worker process)."""
+    from bot.slack.app import make_instance_id
 
-    lock = threading.Lock()
-    built: list[AgentPort] = []
+    return ConversationDeps(
+        settings=settings, pool=pool, agent=agent, surface=make_surface(settings),
+        instance_id=instance_id or make_instance_id(),
+        work=ThreadTurnWork(work_workers) if work == "threads" else work,
+        kbs=kbs_from_settings(settings), **overrides)
 
-    def get() -> AgentPort:
-        with lock:
-            if not built:
-                built.append(factory())
-            return built[0]
 
-    return get
+def worker_deps(settings: Settings, pool: ConnectionPool, agent: AgentPort, pacer: Pacer,
+                instance_id: str) -> ConversationDeps:
+    """A turn worker process's deps when Teams is served alone
+    (``WorkerConfig.deps_factory``)."""
+    return create_deps(settings, pool=pool, agent=agent, pacer=pacer,
+                       instance_id=instance_id, work=None)
+
+
+def slack_and_teams_worker_deps(settings: Settings, pool: ConnectionPool, agent: AgentPort,
+                                pacer: Pacer, instance_id: str) -> SlackDeps:
+    """A turn worker process's deps when Slack and Teams are served together: Slack's,
+    with Teams beside it."""
+    from bot.slack.app import worker_deps as slack_worker_deps
+
+    deps = slack_worker_deps(settings, pool, agent, pacer, instance_id)
+    deps.other_surfaces["teams"] = make_surface(settings)
+    return deps
+
+
+def create_process_deps(settings: Settings, *, pool: ConnectionPool, database_url: str,
+                        workers: int, agent_factory: AgentFactory = real_agent,
+                        log_level: str = "INFO", **overrides: Any) -> ConversationDeps:
+    """Teams alone, its turns in ``workers`` worker processes (as Slack's
+    ``create_process_deps``)."""
+    from bot.slack.app import make_instance_id
+
+    pacer = overrides.pop("pacer", None) or SharedPacer()
+    me = make_instance_id()
+    config = WorkerConfig(settings=settings, database_url=database_url, instance_id=me,
+                          pacer=pacer, deps_factory=worker_deps, agent_factory=agent_factory,
+                          log_level=log_level, log_format=settings.log_format)
+    return create_deps(settings, pool=pool, agent=None, pacer=pacer, instance_id=me,
+                       work=ProcessTurnWork(config, workers), **overrides)
+
+
+def build_endpoint(deps: ConversationDeps, settings: Settings) -> TeamsEndpoint:
+    """``/api/messages`` for ``deps`` (Teams among its surfaces), with the signing keys
+    already fetched so the first request does not wait for them. Raises what the
+    metadata fetch raises."""
+    auth = InboundAuth(settings.teams_app_id or "", settings.teams_openid_metadata_url)
+    auth.start()
+    return TeamsEndpoint(deps, auth, TurnRunner(deps))

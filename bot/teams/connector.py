@@ -70,6 +70,18 @@ class Connector:
         self._call("PUT", _url(service_url, conversation_id, activity_id),
                    {**activity, "id": activity_id}, create=False)
 
+    def open_personal_chat(self, service_url: str, *, bot_id: str, user: str,
+                           tenant: str) -> str:
+        """The id of the 1:1 chat between the bot and ``user`` (an Entra object id), which
+        Teams opens or finds again (creating it twice yields the same chat)."""
+        body = self._call("POST", f"{service_url.rstrip('/')}/v3/conversations", {
+            "bot": {"id": bot_id}, "members": [{"id": user}], "isGroup": False,
+            "tenantId": tenant, "channelData": {"tenant": {"id": tenant}}}, create=False)
+        conversation = str(body.get("id") or "")
+        if not conversation:
+            raise ConnectorError("the connector opened no 1:1 chat")
+        return conversation
+
     def _call(self, method: str, url: str, body: dict[str, Any], *,
               create: bool) -> dict[str, Any]:
         refreshed = False

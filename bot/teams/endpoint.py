@@ -1,51 +1,74 @@
 """``POST /api/messages``: Teams activities in, a 200 within a second, the work after.
 
 Each request: validate the Bot Framework token (401 and nothing processed otherwise), then
-by activity type:
-- ``message``: decide whether it is a question, claim its activity id and journal the turn
-  in one statement (a redelivery, also after a restart, claims nothing), queue the turn;
-- ``invoke`` ``adaptiveCard/action``: a clarify choice, claimed once per card (a double
-  click runs nothing twice); the answer replaces the card;
-- ``invoke`` ``message/submitAction``: the feedback buttons' like/dislike and comment;
-- ``messageReaction``: 👍 on an answer is a vote, removing it withdraws the vote.
+translate the activity for the conversation core:
+- ``message``: a question is journaled by the core's ``accept`` (its activity id claimed
+  in the same statement: a redelivery, also after a restart, claims nothing); the status
+  message and the turn start after the 200. ``help`` is the core's help turn; ``status``
+  and ``reindex`` are the core's admin commands; "new" starts a chat's next session;
+- ``invoke`` ``adaptiveCard/action``: a clarify choice resumes the card's thread as the
+  core's ``resume`` turn, claimed once per card (a double click runs nothing twice); the
+  HTTP answer replaces the card;
+- ``invoke`` ``message/submitAction``: the feedback buttons' like/dislike and comment, and
+  ``messageReaction``: 👍 on an answer, both the core's votes.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import time
+from dataclasses import replace
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 import structlog
 
+from bot.conversations.commands import handle_command
+from bot.conversations.executor import ContextThreadPoolExecutor
+from bot.conversations.model import Inbound
+from bot.conversations.texts import lang_of
+from bot.conversations.turns import accept, place_of
+from bot.conversations.votes import DOWN, UP, record_vote
 from bot.teams import inbound, render
 from bot.teams import messages as m
 from bot.teams.auth import TeamsAuthError
-from bot.teams.turns import lang_of
-from store import teams_state
-from store.teams_state import TurnDraft
+from store import conversations as journal
 
 if TYPE_CHECKING:
-    from bot.teams.deps import TeamsDeps
-    from bot.teams.turns import TeamsTurnRunner
+    from bot.conversations.deps import ConversationDeps
+    from bot.conversations.model import Place
+    from bot.conversations.turns import TurnRunner
+    from bot.teams.auth import InboundAuth
+    from bot.teams.surface import TeamsSurface
+    from store.conversations import Turn
 
 log = structlog.get_logger("ragbot.teams.endpoint")
 
 Reply = tuple[int, dict[str, Any] | None]
 OK: Reply = (200, None)
-_COMMAND = re.compile(r"^(help|status|reindex)(?:\s+(\S+))?\s*$", re.IGNORECASE)
+_COMMAND = re.compile(r"^(help|status|reindex)\b", re.IGNORECASE)
 
 
 class TeamsEndpoint:
     """The activity handler behind ``/api/messages`` (sync: run it on the thread pool)."""
 
-    def __init__(self, deps: TeamsDeps, runner: TeamsTurnRunner) -> None:
+    def __init__(self, deps: ConversationDeps, auth: InboundAuth, runner: TurnRunner, *,
+                 after_workers: int = 4) -> None:
         self.deps = deps
+        self.auth = auth
         self.runner = runner
+        self.surface: TeamsSurface = deps.surface_for("teams")  # type: ignore[assignment]
+        # what follows the 200: status messages, command replies
+        self._after = ContextThreadPoolExecutor(max_workers=after_workers,
+                                                thread_name_prefix="ragbot-teams-after")
+
+    def close(self) -> None:
+        self._after.shutdown(wait=True)
 
     def receive(self, authorization: str | None, activity: dict[str, Any]) -> Reply:
         try:
-            self.deps.auth.validate(authorization, activity.get("serviceUrl"))
+            self.auth.validate(authorization, activity.get("serviceUrl"))
         except TeamsAuthError as exc:
             log.warning("teams_request_refused", reason=str(exc))
             return 401, None
@@ -73,66 +96,53 @@ class TeamsEndpoint:
         if decision == "ignore" or not q.text:
             return OK
         with self.deps.pool.connection() as conn:
-            if decision == "maybe_follow_up" and \
-                    not teams_state.is_answered_thread(conn, q.base_key):
+            if decision == "maybe_follow_up" and not journal.is_answered_thread(
+                    conn, inbound.SURFACE, q.conversation, q.root):
                 return OK
-            command = _COMMAND.match(q.text)
-            if q.starts_new_thread or command:
-                if teams_state.claim_activity(conn, q.activity_id):
-                    if q.starts_new_thread:
-                        teams_state.chat_thread(conn, q.base_key, start_new=True,
-                                                gap_min=self.deps.settings.teams_thread_gap_min)
-                    self.deps.work.submit(self._say, q, self._command_reply(q, command))
-                return OK
-            thread_key = q.base_key if q.has_reply_chains else teams_state.chat_thread(
-                conn, q.base_key, start_new=False,
-                gap_min=self.deps.settings.teams_thread_gap_min)
-            turn = teams_state.claim_turn(conn, TurnDraft(
-                activity_id=q.activity_id, kind="ask", tenant=q.tenant,
-                conversation_id=q.conversation_id, service_url=q.service_url,
-                thread_key=thread_key, chat_type=q.chat_type, user_id=q.user,
-                principals=q.principals, asker_principals=q.asker_principals, text=q.text,
-                truncated=q.truncated, kb=self._kb(q),
-                register_thread=q.has_reply_chains), self.deps.instance_id)
+        return self._question(q)
+
+    def _question(self, q: inbound.TeamsQuestion) -> Reply:
+        command = _COMMAND.match(q.text)
+        with self.deps.pool.connection() as conn:
+            if q.has_reply_chains:
+                thread = q.root
+            else:
+                thread, _ = journal.chat_session(
+                    conn, inbound.SURFACE, q.conversation,
+                    gap_min=self.deps.settings.teams_thread_gap_min,
+                    start_new=q.starts_new_thread)
+            if q.starts_new_thread or (command and command.group(1).lower() != "help"):
+                # not a turn: claimed as a delivery so a redelivery does nothing twice
+                if not journal.record_delivery(conn, inbound.SURFACE, q.activity_id):
+                    return OK
+                if q.starts_new_thread:
+                    place = q.place(thread)
+                    journal.open_chat_session(
+                        conn, surface=inbound.SURFACE, workspace=q.tenant,
+                        conversation=q.conversation, thread=thread,
+                        thread_key=place.thread_key,
+                        kbs=self.deps.kbs.for_conversation(q.conversation,
+                                                           direct=q.kind == "direct"))
+        if q.starts_new_thread:
+            self._after.submit(self._say, q.place(thread), m.NEW_THREAD[lang_of(q.text)])
+            return OK
+        if command and command.group(1).lower() != "help":
+            self._after.submit(self._command, q.place(thread), q.user, q.text)
+            return OK
+        turn = accept(self.deps, q.inbound(thread), kind="help" if command else "ask")
         if turn is None:
             log.info("teams_duplicate_activity", activity_id=q.activity_id)
             return OK
-        self.deps.metrics.questions.labels("teams").inc()
-        self.deps.work.submit(self.runner.run, turn)
+        self._after.submit(self.runner.start, turn)
         return OK
 
-    def _kb(self, q: inbound.TeamsQuestion) -> str:
-        """The KB set that answers here: a 1:1 chat is a DM (``RAGBOT_DM_KBS``)."""
-        from store.kbset import binding_for
+    def _command(self, place: Place, user: str, text: str) -> None:
+        handle_command(self.deps, self.surface, place, user=user, text=text,
+                       ack=lambda reply: self._say(place, reply) if reply else None)
 
-        return binding_for(q.conversation_id, is_dm=q.chat_type == "personal", channel_kbs={},
-                           default=self.deps.default_kb, dm=self.deps.settings.dm_kbs)
-
-    def _command_reply(self, q: inbound.TeamsQuestion, command: re.Match[str] | None) -> str:
-        lang = lang_of(q.text)
-        if command is None:
-            return m.pick(m.NEW_THREAD, lang)
-        name = command.group(1).lower()
-        if name == "reindex" and q.user not in self.deps.admins:
-            return m.pick(m.NOT_ADMIN, lang)
-        if name == "reindex":
-            return m.pick(m.REINDEX_ELSEWHERE, lang, kb=command.group(2) or self.deps.default_kb)
-        if name == "status":
-            return self._status_text(lang)
-        return m.pick(m.HELP, lang, gap=f"{self.deps.settings.teams_thread_gap_min:g}")
-
-    def _status_text(self, lang: str) -> str:
-        from bot.conversations.texts import status_text
-        from store.kb import kb_status, list_kbs
-
-        with self.deps.pool.connection() as conn:
-            kbs = [kb_status(conn, k.name) for k in list_kbs(conn)]
-        return status_text(kbs, [], lang=lang)
-
-    def _say(self, q: inbound.TeamsQuestion, text: str) -> None:
+    def _say(self, place: Place, text: str) -> None:
         try:
-            self.deps.connector.create(q.service_url, q.conversation_id,
-                                       {**render.text_message(text), "replyToId": q.activity_id})
+            self.surface.post(place, self.surface.notice_message(text))
         except Exception:
             log.exception("teams_reply_failed")
 
@@ -140,74 +150,66 @@ class TeamsEndpoint:
 
     def _card_action(self, activity: dict[str, Any]) -> Reply:
         action = (activity.get("value") or {}).get("action") or {}
-        data = action.get("data") or {}
+        choice = str((action.get("data") or {}).get("choice") or "")
         card_id = str(activity.get("replyToId") or "")
-        choice, thread_key = str(data.get("choice") or ""), str(data.get("thread") or "")
+        if action.get("verb") != render.CLARIFY_VERB or not card_id or not choice or \
+                inbound.ignore_reason({**activity, "type": "message"}) is not None:
+            return 200, _invoke_error("unknown action")
         q = inbound.question({**activity, "type": "message", "text": choice},
                              home_tenant=self.deps.settings.teams_tenant_id)
-        # the card's data is echoed by the client: it must name a thread of this chat
-        if action.get("verb") != render.CLARIFY_VERB or not card_id or not choice or \
-                not thread_key.startswith(q.base_key):
-            return 200, _invoke_error("unknown action")
-        chosen = render.chosen_card(m.pick(m.CLARIFY_CHOSEN, lang_of(choice), option=choice),
-                                    "")
-        with self.deps.pool.connection() as conn:
-            turn = teams_state.claim_turn(conn, TurnDraft(
-                activity_id=f"{card_id}:clarify", kind="resume", tenant=q.tenant,
-                conversation_id=q.conversation_id, service_url=q.service_url,
-                thread_key=thread_key, chat_type=q.chat_type, user_id=q.user,
-                principals=q.principals, asker_principals=q.asker_principals, text=choice,
-                kb=self._kb(q)), self.deps.instance_id)
+        asked = self._card_turn(q.conversation, card_id)
+        if asked is None:  # not one of the bot's cards: the client's data is not trusted
+            return 200, _invoke_error("unknown card")
+        place = place_of(asked)
+        place = replace(place, address={**place.address, "asker": q.user,
+                                        "replyTo": q.activity_id or card_id})
+        turn = accept(self.deps, Inbound(place=place, message_id=f"{card_id}:clarify",
+                                         asker=q.user, text=choice),
+                      kind="resume")
         if turn is not None:
-            self.deps.work.submit(self.runner.run, turn)
+            self._after.submit(self.runner.start, turn)
+        chosen = render.chosen_card(m.CLARIFY_CHOSEN[lang_of(choice)].format(option=choice),
+                                    "")
         return 200, render.card_invoke_response(chosen)
+
+    def _card_turn(self, conversation: str, card_id: str) -> Turn | None:
+        with self.deps.pool.connection() as conn:
+            card = journal.trace_for_message(conn, inbound.SURFACE, conversation, card_id)
+            if card is None or card.turn_id is None:
+                return None
+            return journal.get_turn(conn, card.turn_id)
 
     # ------------------------------------------------------------------ feedback
 
     def _feedback(self, activity: dict[str, Any]) -> Reply:
-        value = (activity.get("value") or {})
+        value = activity.get("value") or {}
         if value.get("actionName") != "feedback":
             return 200, {}
         action = value.get("actionValue") or {}
-        vote = {"like": 1, "dislike": -1}.get(str(action.get("reaction")))
-        comment = _comment(action.get("feedback"))
+        vote = {"like": UP, "dislike": DOWN}.get(str(action.get("reaction")))
         if vote is not None:
-            self._vote(activity, vote, comment=comment)
+            self._vote(activity, vote, present=True, comment=_comment(action.get("feedback")))
         return 200, {}
 
     def _reaction(self, activity: dict[str, Any]) -> Reply:
         added = {r.get("type") for r in activity.get("reactionsAdded") or []}
         removed = {r.get("type") for r in activity.get("reactionsRemoved") or []}
         if "like" in added:
-            self._vote(activity, 1)
+            self._vote(activity, UP, present=True)
         elif "like" in removed:
-            self._vote(activity, None)
+            self._vote(activity, UP, present=False)
         return OK
 
-    def _vote(self, activity: dict[str, Any], vote: int | None, *, comment: str = "") -> None:
-        from store.feedback import record_vote, withdraw_vote
-        from store.traces import get_trace
-
-        message_id = str(activity.get("replyToId") or "")
+    def _vote(self, activity: dict[str, Any], vote: Any, *, present: bool,
+              comment: str = "") -> None:
         sender = activity.get("from") or {}
-        user = str(sender.get("aadObjectId") or sender.get("id") or "")
         conversation = str((activity.get("conversation") or {}).get("id") or "")
-        with self.deps.pool.connection() as conn:
-            answer = teams_state.bot_message(conn, message_id)
-            if answer is None or not user:
-                return
-            if vote is None:
-                withdraw_vote(conn, channel=conversation, message_ts=message_id, user=user,
-                              vote=1)
-                return
-            trace = _as_dict(get_trace(conn, answer.trace_id))
-            trace.setdefault("thread_id", answer.thread_key)
-            if comment:
-                trace["feedback_comment"] = comment
-            record_vote(conn, channel=conversation, message_ts=message_id, user=user,
-                        vote=1 if vote > 0 else -1, trace_id=answer.trace_id, trace=trace,
-                        kb=answer.kb)
-        log.info("teams_vote", vote=vote, trace_id=answer.trace_id)
+        record_vote(self.deps, surface=inbound.SURFACE,
+                    conversation=conversation.partition(";messageid=")[0],
+                    message_id=str(activity.get("replyToId") or ""),
+                    user=str(sender.get("aadObjectId") or sender.get("id") or ""),
+                    vote=vote, present=present, at=Decimal(repr(time.time())),
+                    comment=comment)
 
 
 def _comment(raw: object) -> str:
@@ -221,14 +223,7 @@ def _comment(raw: object) -> str:
     return str(data.get("feedbackText") or "")[:2000] if isinstance(data, dict) else ""
 
 
-def _as_dict(trace: Any) -> dict[str, Any]:
-    if isinstance(trace, dict):
-        return dict(trace)
-    if hasattr(trace, "to_json"):
-        return dict(trace.to_json())
-    return {}
-
-
 def _invoke_error(message: str) -> dict[str, Any]:
     return {"statusCode": 400, "type": "application/vnd.microsoft.error",
             "value": {"code": "BadRequest", "message": message}}
+

@@ -1,4 +1,4 @@
-"""Teams activities -> channel-neutral questions. Pure functions: no network, no database.
+"""Teams activities -> the core's inbound model. Pure functions: no network, no database.
 
 Conversations (``conversation.conversationType``):
 - ``personal`` (1:1): every message is a question;
@@ -7,7 +7,8 @@ Conversations (``conversation.conversationType``):
   is a follow-up without a mention (the surface checks "answered");
 - ``groupChat``: only when mentioned.
 1:1 and group chats have no reply chains: their thread key is the conversation's base key
-plus a thread number that a quiet gap or "new" / "新问题" moves on (``store.teams_state``).
+session ``t<n>`` that a quiet gap or "new" / "新问题" moves on
+(``store.conversations.chat_session``).
 """
 
 from __future__ import annotations
@@ -17,13 +18,15 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from store.types import principals_for
+from bot.conversations.model import (
+    ConversationKind,
+    Inbound,
+    Place,
+    access,
+    cut_question,
+)
 
-MAX_QUESTION_CHARS = 4000
-
-# The access class of the conversation (the core's vocabulary): "external" is a shared
-# channel or any conversation with someone from another tenant.
-ConversationKind = Literal["public", "private", "direct", "external", "group"]
+SURFACE = "teams"
 ChatType = Literal["personal", "channel", "groupChat"]
 
 NEW_THREAD_WORDS = frozenset({"new", "新问题"})
@@ -54,7 +57,7 @@ class TeamsQuestion:
     @property
     def base_key(self) -> str:
         """``teams:{tenant}:{conversation id}``: a channel reply chain's thread key; in 1:1
-        and group chats the prefix of each gap-separated thread's key."""
+        and group chats the prefix of each session's key."""
         return f"teams:{self.tenant}:{self.conversation_id}"
 
     @property
@@ -62,24 +65,34 @@ class TeamsQuestion:
         return self.chat_type == "channel"
 
     @property
-    def principals(self) -> tuple[str, ...]:
-        return principals(self.kind, user=self.user, channel=self.channel_id)
+    def conversation(self) -> str:
+        """The core's conversation: the channel (Teams' id before ``;messageid=``), or
+        the chat."""
+        return self.conversation_id.partition(";messageid=")[0]
 
     @property
-    def asker_principals(self) -> tuple[str, ...]:
-        """What the asker may read alone (for the "restricted documents exist" notice)."""
-        return principals("direct", user=self.user, channel=None)
+    def root(self) -> str:
+        """A channel message's reply-chain root (its own id when it starts one)."""
+        return self.conversation_id.partition(";messageid=")[2] or self.activity_id
 
+    @property
+    def principals(self) -> tuple[str, ...]:
+        """What an answer here may use (everyone in the conversation sees it)."""
+        return access(self.kind, conversation=self.conversation, asker=self.user).principals
 
-def principals(kind: ConversationKind, *, user: str, channel: str | None) -> tuple[str, ...]:
-    """What may be read in a conversation of ``kind``: everyone in it sees the answer.
-    1:1 -> the user's documents; a private channel -> that channel's; a standard channel,
-    a group chat, a shared channel or a conversation with another tenant -> public only."""
-    if kind == "direct":
-        return principals_for(user=user)
-    if kind == "private" and channel:
-        return principals_for(channel=channel)
-    return principals_for(public_only=True)
+    def place(self, thread: str, *, reply_to: str | None = None) -> Place:
+        """The core's place of this message in ``thread`` (a channel's root, a chat's
+        session); the address keeps what a turn needs to answer after a restart."""
+        key = self.base_key if self.has_reply_chains else None
+        return Place(SURFACE, self.tenant, self.conversation, thread, {
+            "serviceUrl": self.service_url, "chat": self.chat_type, "kind": self.kind,
+            "replyTo": reply_to or self.activity_id, "asker": self.user}, key=key)
+
+    def inbound(self, thread: str) -> Inbound:
+        """The core's ``Inbound`` of this message in ``thread``."""
+        return Inbound(place=self.place(thread), message_id=self.activity_id, asker=self.user,
+                       text=self.text, truncated=self.truncated,
+                       delivery_id=self.activity_id, kind=self.kind)
 
 
 def ignore_reason(activity: dict[str, Any]) -> str | None:
@@ -109,22 +122,23 @@ def tenant_of(activity: dict[str, Any]) -> str:
 def kind_of(activity: dict[str, Any], *, home_tenant: str | None) -> ConversationKind:
     """The access class. Another tenant is checked first: a shared channel, a guest from
     another organisation, or a conversation hosted elsewhere never gets restricted
-    documents, whatever else it is."""
+    documents, whatever else it is. A group chat has no access identity of its own in
+    Teams, so it is public."""
     conversation = activity.get("conversation") or {}
     channel_data = activity.get("channelData") or {}
     sender = activity.get("from") or {}
     tenants = {tenant_of(activity), str(sender.get("tenantId") or "")} - {""}
     if home_tenant and any(t != home_tenant for t in tenants):
-        return "external"
+        return "external-shared"
     chat = conversation.get("conversationType")
     if chat == "personal":
         return "direct"
     if chat == "groupChat":
-        return "group"
+        return "public"
     channel_type = (channel_data.get("channel") or {}).get("type") or \
         (channel_data.get("channel") or {}).get("membershipType")
     if channel_type == "shared":
-        return "external"
+        return "external-shared"
     if channel_type == "private":
         return "private"
     return "public"
@@ -161,9 +175,7 @@ def question(activity: dict[str, Any], *, home_tenant: str | None) -> TeamsQuest
     chat_type: ChatType = "channel" if chat == "channel" else \
         "groupChat" if chat == "groupChat" else "personal"
     conversation_id = str(conversation["id"])
-    text = plain_text(activity)
-    truncated = len(text) > MAX_QUESTION_CHARS
-    text = text[:MAX_QUESTION_CHARS]
+    text, truncated = cut_question(plain_text(activity))
     activity_id = str(activity.get("id") or "")
     root = conversation_id.partition(";messageid=")[2]
     channel = (channel_data.get("channel") or {}).get("id") or channel_data.get("teamsChannelId")

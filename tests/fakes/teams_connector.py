@@ -2,6 +2,7 @@
 
 It speaks the v3 REST protocol the bot posts with: ``POST /v3/conversations/{id}/activities``
 creates an activity (a message, a typing/stream update) and answers its id;
+``POST /v3/conversations`` opens a 1:1 chat with one member (``a:1on1-<member id>``);
 ``PUT /v3/conversations/{id}/activities/{activityId}`` edits one. Every request must carry
 a bearer token the fake issuer handed out (else 401). It records every request with its
 body and arrival time, keeps each message's current content (edits applied, streams
@@ -132,6 +133,9 @@ class FakeConnector:
         raw = req.rfile.read(length)
         parts = req.path.split("/")
         # /teams/v3/conversations/{id}/activities[/{activityId}]
+        if method == "POST" and parts[-1] == "conversations":
+            self._open_chat(req, json.loads(raw or b"{}"))
+            return
         try:
             at = parts.index("conversations")
             conversation_id = unquote(parts[at + 1])
@@ -163,6 +167,19 @@ class FakeConnector:
                 self._messages[activity_id] = {**body, "id": activity_id}
         self._record(method, conversation_id, activity_id, body, 200)
         self._send(req, 200 if method == "PUT" else 201, {"id": activity_id})
+
+    def _open_chat(self, req: BaseHTTPRequestHandler, body: dict[str, Any]) -> None:
+        """``POST /v3/conversations``: the bot opens (or finds again) a 1:1 chat; its id is
+        ``a:1on1-<member id>``, the same every time, as in Teams."""
+        scheme, _, token = (req.headers.get("Authorization") or "").partition(" ")
+        members = body.get("members") or []
+        if scheme != "Bearer" or not self.issuer.accepts(token) or len(members) != 1 or \
+                not body.get("tenantId"):
+            self._send(req, 400 if members else 401, {"error": {"code": "BadArgument"}})
+            return
+        conversation_id = f"a:1on1-{members[0].get('id')}"
+        self._record("POST", "", conversation_id, body, 200)
+        self._send(req, 201, {"id": conversation_id})
 
     def _create(self, conversation_id: str, body: dict[str, Any]) -> str:
         stream = next((e for e in body.get("entities") or []

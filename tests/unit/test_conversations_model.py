@@ -59,10 +59,12 @@ def test_long_questions_are_cut_and_say_so() -> None:
     assert len(text) == MAX_QUESTION_CHARS
 
 
-def test_help_has_slack_wording_for_slack_and_neutral_wording_elsewhere() -> None:
-    assert "@" in texts.help_text("slack", "en")
-    assert "@" not in texts.help_text("teams", "en")
-    assert texts.help_text("teams", "zh") == texts.HELP_ANY["zh"]
+def test_help_has_each_surfaces_wording_and_neutral_wording_elsewhere() -> None:
+    assert "/ragbot" in texts.help_text("slack", "en")
+    assert "1:1" in texts.help_text("teams", "en")  # Teams' words: 1:1 chats, "new"
+    assert "新问题" in texts.help_text("teams", "zh")
+    assert "@" not in texts.help_text("matrix", "en")
+    assert texts.help_text("matrix", "zh") == texts.HELP_ANY["zh"]
 
 
 def test_every_text_has_both_languages() -> None:

@@ -84,8 +84,27 @@ def test_who_sees_what(chat: str, channel_type: str | None, sender_tenant: str |
 
 def test_conversation_hosted_in_another_tenant_is_external() -> None:
     q = inbound.question(activity("personal", "q", tenant="tenant-other"), home_tenant=HOME)
-    assert q.kind == "external"
+    assert q.kind == "external-shared"
     assert q.principals == ("public",)
+
+
+def test_a_channel_reply_chain_is_the_cores_thread_and_keeps_its_key() -> None:
+    q = inbound.question(activity("channel", "and on weekends?",
+                                  conv="19:chan@thread.tacv2;messageid=1700000000001"),
+                         home_tenant=HOME)
+    place = q.place(q.root)
+    assert (place.conversation, place.thread) == ("19:chan@thread.tacv2", "1700000000001")
+    assert place.thread_key == f"teams:{HOME}:19:chan@thread.tacv2;messageid=1700000000001"
+    assert place.address["serviceUrl"]
+    assert place.address["chat"] == "channel"
+
+
+def test_a_chat_session_is_the_thread_of_a_1on1_chat() -> None:
+    q = inbound.question(activity("personal", "hello", conv="a:1"), home_tenant=HOME)
+    inbound_q = q.inbound("t3")
+    assert inbound_q.place.thread_key == f"teams:{HOME}:a:1:t3"
+    assert inbound_q.delivery_id == inbound_q.message_id == q.activity_id
+    assert inbound_q.kind == "direct"
 
 
 @pytest.mark.parametrize("text", ["new", "New!", "新问题", " 新问题。"])

@@ -98,7 +98,7 @@ def serve(env: dict[str, str], log: list[str]) -> tuple[subprocess.Popen[str], i
         env=env, stderr=subprocess.PIPE, text=True, cwd=Path(__file__).resolve().parents[2])
     assert proc.stderr is not None
     port = None
-    deadline = time.monotonic() + 180
+    deadline = time.monotonic() + 300  # worker processes load the model: slow on a busy box
     while port is None and time.monotonic() < deadline:
         line = proc.stderr.readline()
         if not line:

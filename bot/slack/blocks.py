@@ -11,13 +11,12 @@ of button text, 2,000 characters of button value.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
-from urllib.parse import urlsplit
+from typing import Any
 
 from bot.conversations import texts as m
+from bot.conversations.citations import CitationLike, source_link
 
 SECTION_LIMIT = 3000
 BLOCKS_LIMIT = 50
@@ -26,18 +25,7 @@ BUTTON_VALUE_LIMIT = 2000
 MAX_OPTIONS = 3
 CLARIFY_ACTION_PREFIX = "clarify_option_"
 
-_URL = re.compile(r"^https?://[^\s<>|]+$")
-
 Block = dict[str, Any]
-
-
-class CitationLike(Protocol):
-    @property
-    def n(self) -> int: ...
-    @property
-    def title(self) -> str: ...
-    @property
-    def source(self) -> str: ...
 
 
 @dataclass(frozen=True)
@@ -87,22 +75,6 @@ def _section(text: str) -> Block:
 
 def _context(text: str) -> Block:
     return {"type": "context", "elements": [_mrkdwn(text[:SECTION_LIMIT])]}
-
-
-def source_link(source: str, link_hosts: Sequence[str] = ()) -> str | None:
-    """``source`` when it may be shown as a link: an https URL (any host) when
-    ``link_hosts`` is empty, else an http(s) URL whose host is one of ``link_hosts``.
-    None for anything else, a server file path above all (it tells readers where the
-    bot's files live)."""
-    if not _URL.match(source):
-        return None
-    parts = urlsplit(source)
-    host = (parts.hostname or "").lower()
-    if not host or parts.username or parts.password:
-        return None
-    if not link_hosts:
-        return source if parts.scheme == "https" else None
-    return source if host in {h.lower() for h in link_hosts} else None
 
 
 def citation_line(c: CitationLike, link_hosts: Sequence[str] = ()) -> str:

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from typing import Any, Protocol
+from typing import Any
 
-from bot.slack.blocks import source_link
+from bot.conversations.citations import CitationLike, source_link
 
 MAX_CITATIONS = 20
 NAME_LIMIT = 80
@@ -22,15 +22,6 @@ ABSTRACT_LIMIT = 160
 CLARIFY_VERB = "ragbot.clarify"
 
 _SENTENCE = re.compile(r"[^.!?。！？\n]*[.!?。！？]?")
-
-
-class CitationLike(Protocol):
-    @property
-    def n(self) -> int: ...
-    @property
-    def title(self) -> str: ...
-    @property
-    def source(self) -> str: ...
 
 
 def escape(text: str) -> str:

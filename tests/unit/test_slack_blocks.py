@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bot.conversations.citations import source_link
 from bot.slack import blocks
 
 
@@ -50,12 +51,12 @@ def test_citations_show_the_title_and_link_only_https_urls_never_a_path() -> Non
 
 def test_link_hosts_allow_only_their_hosts() -> None:
     hosts = ["wiki.example.com", "intranet.example"]
-    assert blocks.source_link("https://wiki.example.com/p/1", hosts) == \
+    assert source_link("https://wiki.example.com/p/1", hosts) == \
         "https://wiki.example.com/p/1"
-    assert blocks.source_link("http://intranet.example/a", hosts) == "http://intranet.example/a"
-    assert blocks.source_link("https://evil.example/wiki.example.com", hosts) is None
-    assert blocks.source_link("https://user:pw@wiki.example.com/", hosts) is None
-    assert blocks.source_link("file:///etc/passwd", hosts) is None
+    assert source_link("http://intranet.example/a", hosts) == "http://intranet.example/a"
+    assert source_link("https://evil.example/wiki.example.com", hosts) is None
+    assert source_link("https://user:pw@wiki.example.com/", hosts) is None
+    assert source_link("file:///etc/passwd", hosts) is None
     line = blocks.citation_line(Cite(1, "Other", "https://other.example/x"), hosts)
     assert line == "[1] Other"
 

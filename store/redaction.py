@@ -2,8 +2,9 @@
 
 A secret can reach a log or a trace by many roads (an exception message, a URL in a
 library's debug line, a token a user pastes into a question), so masking goes by the shape
-of the secret, not by where it came from: Slack tokens, bearer/basic credentials, API keys,
-``key=value`` pairs with a secret-sounding key, and the password part of a URL.
+of the secret, not by where it came from: Slack tokens, bearer/basic credentials, JSON Web
+Tokens, API keys, ``key=value`` pairs with a secret-sounding key, and the password part of
+a URL.
 
 Every pattern starts from a literal or a word boundary and has no nested repetition, so
 masking stays linear in the length of the text (a log line can hold a whole traceback).
@@ -41,6 +42,9 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"""(authorization["']?\s*[:=]\s*["']?(?:bearer|basic|token)?\s*)"""
                 r"[A-Za-z0-9._~+/=-]+", re.IGNORECASE), r"\1" + MASK),
     (re.compile(r"\bBearer\s+(?!\[REDACTED\])[A-Za-z0-9._~+/=-]{16,}"), "Bearer " + MASK),
+    # A JSON Web Token on its own (a Teams/Entra access token pasted or echoed without a
+    # "Bearer"): header and payload are base64url JSON objects, so both start "eyJ".
+    (re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"), MASK),
     # OpenAI-style API keys (sk-…, sk-proj-…, sk-ant-…).
     (re.compile(r"\bsk-[A-Za-z0-9_-]{8,}"), "sk-" + MASK),
     # The password in a URL: scheme://user:password@host.

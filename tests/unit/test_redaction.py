@@ -17,6 +17,8 @@ from store.redaction import MASK, redact_event, redact_text, redact_value
     ("authorization: basic dXNlcjpodW50ZXIy", "dXNlcjpodW50ZXIy"),
     ("{'Authorization': 'xoxb-raw-in-header-77'}", "raw-in-header-77"),
     ("retrying with Bearer eyJ0eXAiOiJKV1QiLCJhbGciOi.payload.sig", "eyJ0eXAiOiJKV1Qi"),
+    ("connector said 401 for eyJhbGciOiJSUzI1NiJ9.eyJhdWQiOiJib3QtNDIifQ.c2lnbmF0dXJl",
+     "c2lnbmF0dXJl"),
     ("openai key sk-proj-Zq81LmNoPq_rs-77", "Zq81LmNoPq_rs-77"),
     ("calling with api_key=gw-77e1c0ffee&model=x", "gw-77e1c0ffee"),
     ('{"api_key": "lime-parrot-1138"}', "lime-parrot-1138"),

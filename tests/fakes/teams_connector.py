@@ -17,16 +17,12 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import unquote
 
+from tests.fakes.local_http import LocalServer
 from tests.fakes.teams_issuer import FakeIssuer
-
-
-class _Server(ThreadingHTTPServer):
-    request_queue_size = 1024
-    daemon_threads = True
 
 
 @dataclass(frozen=True)
@@ -56,39 +52,21 @@ class FakeConnector:
         self._scripts: list[_Script] = []
         self._ids = itertools.count(1)
         self._cond = threading.Condition()
-        self._server: ThreadingHTTPServer | None = None
+        self._server = LocalServer({"POST": lambda h: self._handle(h, "POST"),
+                                    "PUT": lambda h: self._handle(h, "PUT")},
+                                   "fake-teams-connector")
 
     def start(self) -> FakeConnector:
-        fake = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def do_POST(self) -> None:
-                fake._handle(self, "POST")
-
-            def do_PUT(self) -> None:
-                fake._handle(self, "PUT")
-
-            def log_message(self, format: str, *args: Any) -> None:
-                return
-
-        self._server = _Server(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self._server.serve_forever, daemon=True,
-                         name="fake-teams-connector").start()
+        self._server.start()
         return self
 
     def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
+        self._server.stop()
 
     @property
     def service_url(self) -> str:
         """The activity's ``serviceUrl``."""
-        assert self._server is not None, "FakeConnector is not started"
-        return f"http://127.0.0.1:{self._server.server_address[1]}/teams/"
+        return f"http://127.0.0.1:{self._server.port('FakeConnector')}/teams/"
 
     # ------------------------------------------------------------------ scripting
 

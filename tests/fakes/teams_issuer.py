@@ -18,7 +18,7 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qsl
 
@@ -26,13 +26,10 @@ import jwt
 from cryptography.hazmat.primitives.asymmetric import rsa
 from jwt.algorithms import RSAAlgorithm
 
+from tests.fakes.local_http import LocalServer
+
 METADATA_PATH = "/v1/.well-known/openidconfiguration"
 KEYS_PATH = "/v1/.well-known/keys"
-
-
-class _Server(ThreadingHTTPServer):
-    request_queue_size = 256
-    daemon_threads = True
 
 
 def _key() -> rsa.RSAPrivateKey:
@@ -54,40 +51,21 @@ class FakeIssuer:
         self.token_requests: list[dict[str, str]] = []
         self.key_fetches = 0
         self._lock = threading.Lock()
-        self._server: ThreadingHTTPServer | None = None
+        self._server = LocalServer({"GET": self._get, "POST": self._post},
+                                   "fake-teams-issuer")
 
     # ------------------------------------------------------------------ lifecycle
 
     def start(self) -> FakeIssuer:
-        fake = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def do_GET(self) -> None:
-                fake._get(self)
-
-            def do_POST(self) -> None:
-                fake._post(self)
-
-            def log_message(self, format: str, *args: Any) -> None:
-                return
-
-        self._server = _Server(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self._server.serve_forever, daemon=True,
-                         name="fake-teams-issuer").start()
+        self._server.start()
         return self
 
     def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
+        self._server.stop()
 
     @property
     def base_url(self) -> str:
-        assert self._server is not None, "FakeIssuer is not started"
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
+        return f"http://127.0.0.1:{self._server.port('FakeIssuer')}"
 
     @property
     def issuer(self) -> str:

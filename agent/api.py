@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from psycopg_pool import ConnectionPool
 
     from agent.engine import Engine
-    from store.embedding import Embedder
+    from store.embedder import Embedder
 
 # The value types are defined in ``agent.types``; they are named here too, as the API's.
 __all__ = ["Agent", "AgentConfig", "AgentDeps", "AnswerResult", "Citation", "Clarification",

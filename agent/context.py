@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from agent.engine import Engine
     from agent.tracing import TraceRecorder
     from agent.types import AgentConfig
-    from store.embedding import Embedder
+    from store.embedder import Embedder
 
 
 class FacetsCache:

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from psycopg_pool import ConnectionPool
 
     from agent.engine import Engine
-    from store.embedding import Embedder
+    from store.embedder import Embedder
 
 
 @dataclass

@@ -30,7 +30,8 @@ from bench.common import (
 from bench.corpus import DEFAULT_DATASET, batches, embedding_inputs, write_corpus
 from bot.logging_setup import configure_logging
 from store.db import open_pool
-from store.embedding import Embedder, load_embedder
+from store.embedder import Embedder
+from store.embedding import load_embedder
 from store.ingest import ingest_paths
 from store.kb import get_or_create_kb
 

@@ -14,7 +14,7 @@ from bot.settings import Settings
 if TYPE_CHECKING:
     from psycopg_pool import ConnectionPool
 
-    from store.embedding import Embedder
+    from store.embedder import Embedder
 
 
 class AppContext:

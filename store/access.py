@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     import psycopg
     from psycopg_pool import ConnectionPool
 
-    from store.embedding import Embedder
+    from store.embedder import Embedder
 
 log = structlog.get_logger("ragbot.access")
 

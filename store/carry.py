@@ -15,7 +15,7 @@ import numpy as np
 import psycopg
 
 from store.chunking import embedding_input
-from store.embedding import Embedder
+from store.embedder import Embedder
 from store.errors import StoreError
 
 _COPY_DOCUMENT = (

@@ -10,41 +10,11 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Protocol, runtime_checkable
 
 import numpy as np
-import numpy.typing as npt
 
+from store.embedder import BACKENDS, BGE_M3, DEFAULT_MODEL, Embedder, Vectors, is_multilingual
 from store.errors import StoreError
-
-DEFAULT_MODEL = "all-MiniLM-L6-v2"
-BGE_M3 = "BAAI/bge-m3"
-# How vectors are computed (RAGBOT_EMBED_BACKEND); the KB records it with the model.
-BACKENDS = ("torch", "onnx", "onnx-int8")
-
-Vectors = npt.NDArray[np.float32]
-
-# Models known to embed Chinese and English into one space. Any other model is treated as
-# single-language (English), which lowers its weight in fusion for Chinese queries.
-_MULTILINGUAL_MARKERS = ("bge-m3", "multilingual", "labse", "e5-", "gte-multilingual", "m3e")
-
-
-@runtime_checkable
-class Embedder(Protocol):
-    """Turns texts into L2-normalised float32 vectors."""
-
-    name: str
-    dim: int
-    multilingual: bool
-
-    def embed_documents(self, texts: Sequence[str]) -> Vectors: ...
-
-    def embed_query(self, text: str) -> Vectors: ...
-
-
-def is_multilingual(name: str) -> bool:
-    lowered = name.lower()
-    return any(marker in lowered for marker in _MULTILINGUAL_MARKERS)
 
 
 class SentenceTransformerEmbedder:

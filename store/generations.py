@@ -10,7 +10,8 @@ from typing import Any
 import psycopg
 import structlog
 
-from store.embedding import Embedder, embedder_backend
+from store.embedder import Embedder
+from store.embedding import embedder_backend
 from store.kb import KnowledgeBase
 from store.retention import scrub_document_from_traces
 

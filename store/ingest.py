@@ -29,7 +29,8 @@ from store import ingest_rows as rows
 from store import readers
 from store.acl_keep import current_acls, kept_acl, kept_note
 from store.chunking import chunk_text, embedding_input
-from store.embedding import Embedder, Vectors, embedder_backend
+from store.embedder import Embedder, Vectors
+from store.embedding import embedder_backend
 from store.errors import BackendMismatchError, ModelMismatchError, StoreError
 from store.glossary import glossary_file, parse_glossary, replace_glossary
 from store.kb import (

@@ -15,7 +15,7 @@ from typing import Any
 
 import psycopg
 
-from store.embedding import Vectors
+from store.embedder import Vectors
 from store.readers import Scope
 from store.retention import scrub_document_from_traces
 from store.suspicious import suspicious_spans

@@ -14,7 +14,8 @@ from psycopg.rows import dict_row
 
 from store import answer_cache
 from store.db import ensure_vector_index
-from store.embedding import Embedder, embedder_backend
+from store.embedder import Embedder
+from store.embedding import embedder_backend
 from store.errors import (
     BackendMismatchError,
     KnowledgeBaseNotFoundError,

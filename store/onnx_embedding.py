@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from store.embedding import DEFAULT_MODEL, Vectors, is_multilingual
+from store.embedder import DEFAULT_MODEL, Vectors, is_multilingual
 from store.errors import StoreError
 
 ONNX_BACKENDS = ("onnx", "onnx-int8")

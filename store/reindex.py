@@ -23,7 +23,8 @@ from psycopg_pool import ConnectionPool
 from store import generations, readers
 from store.carry import carry_over
 from store.db import ensure_vector_index
-from store.embedding import Embedder, embedder_backend
+from store.embedder import Embedder
+from store.embedding import embedder_backend
 from store.errors import StoreError
 from store.ingest import IngestReport, ingest_paths
 from store.kb import KnowledgeBase, get_kb, kb_write_lock

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from psycopg_pool import ConnectionPool
 
     from store.crosslang import Translator
-    from store.embedding import Embedder
+    from store.embedder import Embedder
     from store.rerank import Reranker
 
 log = structlog.get_logger(__name__)

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from bot.conversations.pacing import SharedPacer
     from bot.settings import Settings
     from store.conversations import Turn
-    from store.embedding import Embedder
+    from store.embedder import Embedder
 
 log = structlog.get_logger("ragbot.conversations.worker")
 

@@ -20,7 +20,7 @@ from bot.evaluation.dataset import DatasetError, Question
 if TYPE_CHECKING:
     from psycopg_pool import ConnectionPool
 
-    from store.embedding import Embedder
+    from store.embedder import Embedder
     from store.ingest import IngestReport
 
 

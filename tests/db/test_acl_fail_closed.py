@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from psycopg_pool import ConnectionPool
 
-from store.embedding import Embedder
+from store.embedder import Embedder
 from store.ingest import ingest_paths
 from store.reindex import reindex
 

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from psycopg_pool import ConnectionPool
 
-from store.embedding import Embedder
+from store.embedder import Embedder
 from store.ingest import ingest_documents
 from store.types import SourceDocument
 

@@ -11,7 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from store.embedding import Embedder, load_embedder
+from store.embedder import Embedder
+from store.embedding import load_embedder
 from store.errors import BackendMismatchError
 from store.types import SourceDocument
 

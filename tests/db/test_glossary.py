@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from psycopg_pool import ConnectionPool
 
-from store.embedding import Embedder
+from store.embedder import Embedder
 from store.glossary import GlossaryCache, read_glossary
 from store.ingest import ingest_paths
 from store.kb import get_kb

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from psycopg_pool import ConnectionPool
 
-from store.embedding import Embedder, Vectors
+from store.embedder import Embedder, Vectors
 from store.errors import ModelMismatchError
 from store.ingest import IngestReport, ingest_documents, ingest_paths
 from store.kb import kb_status

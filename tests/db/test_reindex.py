@@ -17,7 +17,7 @@ from psycopg_pool import ConnectionPool
 from bot.cli import reindex as command
 from bot.context import AppContext
 from bot.settings import Settings
-from store.embedding import Embedder, Vectors
+from store.embedder import Embedder, Vectors
 from store.errors import ModelMismatchError, ReindexInProgressError
 from store.ingest import ingest_paths
 from store.kb import get_kb, kb_write_lock

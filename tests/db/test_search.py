@@ -12,7 +12,7 @@ import pytest
 from pgvector.psycopg import register_vector
 from psycopg_pool import ConnectionPool
 
-from store.embedding import Embedder
+from store.embedder import Embedder
 from store.errors import KnowledgeBaseNotFoundError, ModelMismatchError
 from store.facets import kb_facets
 from store.fusion import FusionWeights, fuse

@@ -37,7 +37,7 @@ def _cycles(package: str, graph: grimp.ImportGraph | None = None) -> list[str]:
     return found
 
 
-@pytest.mark.parametrize("package", ["agent", "bot"])
+@pytest.mark.parametrize("package", ["agent", "bot", "store"])
 def test_no_import_cycle(package: str) -> None:
     assert _cycles(package) == []
 

@@ -43,7 +43,9 @@ class CommandError(ValueError):
 class Command:
     action: Action
     kb: str | None = None
-    lang: str = "en"  # the asker's: the replies and the job's reports are in it
+    # the asker's: the replies and the job's reports are in it; "" when the command carries
+    # no words to tell it by (a bare /ragbot), and help then comes in both languages
+    lang: str = "en"
 
     @property
     def admin_only(self) -> bool:
@@ -51,13 +53,14 @@ class Command:
 
 
 def parse_command(text: str | None) -> Command:
-    """Parse the text after the command word. Empty text means help. Chinese command words
-    (``texts.COMMAND_WORDS``) work too, and make the replies Chinese."""
+    """Parse the text after the command word. Empty text means help, in both languages (a
+    slash command carries no language). Chinese command words (``texts.COMMAND_WORDS``) work
+    too, and make the replies Chinese."""
     words = (text or "").split()
     # a Chinese command word is the surest sign (a KB name after it is ASCII)
     lang = "zh" if words and words[0] in texts.COMMAND_WORDS else texts.lang_of(text or "")
     if not words:
-        return Command("help", lang=lang)
+        return Command("help", lang="")
     action = texts.COMMAND_WORDS.get(words[0], words[0].lower())
     args = words[1:]
     if action not in ("reindex", "status", "help"):
@@ -97,7 +100,7 @@ def handle_command(deps: CommandDeps, surface: Surface[Any], place: Place, *, us
     bound.info("command", action=cmd.action, kb=cmd.kb)
     lang = cmd.lang
     if cmd.action == "help":
-        ack(texts.pick(texts.HELP_TEXT, lang))
+        ack(texts.command_help(lang))
         return
     admin = surface.is_admin(user)
     if cmd.admin_only and not admin:

@@ -299,6 +299,13 @@ def pick(table: dict[Lang, str] | dict[str, str], lang: str, **values: object) -
     return text.format(**values) if values else text
 
 
+def command_help(lang: str) -> str:
+    """The command list in ``lang``; both languages when it is unknown (``""``)."""
+    if lang in HELP_TEXT:
+        return HELP_TEXT[lang]
+    return f"{HELP_TEXT['en']}\n\n{HELP_TEXT['zh']}"
+
+
 def help_text(surface: str, lang: str) -> str:
     """The help message for ``surface`` in ``lang``."""
     return pick(HELP.get(surface, HELP_ANY), lang)

@@ -136,6 +136,7 @@ def test_help_and_unknown_commands_answer_in_the_ack(ops_bot: Bot) -> None:
     _, body, _ = slash(ops_bot, "", "U0INTERN")
     assert "/ragbot reindex" in body["text"]
     assert "/ragbot status" in body["text"]
+    assert "/ragbot 重建索引" in body["text"]  # a bare command has no language: both
     _, body, _ = slash(ops_bot, "frobnicate", "U0INTERN")
     assert "Unknown command `frobnicate`" in body["text"]
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from bot.conversations.commands import Command, CommandError, parse_command
-from bot.conversations.texts import HELP_TEXT, REFUSAL, pick, status_text
+from bot.conversations.texts import HELP_TEXT, REFUSAL, command_help, pick, status_text
 from bot.slack.surface import SlackSurface
 
 
@@ -11,9 +11,19 @@ def is_admin(user: str, admins: list[str]) -> bool:
     return SlackSurface(None, None, admins=admins).is_admin(user)  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("text", [None, "", "   ", "help", "HELP", "help me please"])
-def test_empty_text_and_help_mean_help(text: str | None) -> None:
+@pytest.mark.parametrize("text", ["help", "HELP", "help me please"])
+def test_help_means_help(text: str) -> None:
     assert parse_command(text) == Command("help")
+
+
+@pytest.mark.parametrize("text", [None, "", "   "])
+def test_a_bare_command_is_help_in_both_languages(text: str | None) -> None:
+    cmd = parse_command(text)
+    assert cmd == Command("help", lang="")
+    both = command_help(cmd.lang)
+    assert "/ragbot status" in both
+    assert "/ragbot 状态" in both
+    assert command_help("zh") == HELP_TEXT["zh"]
 
 
 def test_reindex_without_kb_leaves_the_default_to_the_caller() -> None:
@@ -68,7 +78,6 @@ def test_help_lists_every_command() -> None:
 
 def test_english_command_words_give_english_replies() -> None:
     assert parse_command("status hr").lang == "en"
-    assert parse_command(None).lang == "en"
 
 
 def test_chinese_command_words_mean_the_same_commands_in_chinese() -> None:

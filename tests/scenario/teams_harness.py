@@ -104,8 +104,9 @@ def serve(env: dict[str, str], log: list[str]) -> tuple[subprocess.Popen[str], i
         if not line:
             break
         log.append(line)
-        if "serve_starting" in line:
-            port = json.loads(line)["port"]
+        # Teams alone logs its port when it starts; beside Slack, Slack's listener does
+        if "serve_starting" in line or "slack_http_listening" in line:
+            port = json.loads(line).get("port")
     threading.Thread(target=lambda: log.extend(proc.stderr or ()), daemon=True).start()
     assert port, "ragbot serve did not start: " + "".join(log[-20:])
     return proc, int(port)

@@ -26,6 +26,7 @@ from agent import llm_prompts as prompts
 from agent.engine import Engine, OfflineEngine
 from agent.errors import AgentError
 from agent.llm_breaker import CircuitBreaker, CircuitOpenError
+from agent.llm_rules import one_vote_enough, planned_by_rule, routed_by_rule, understood_by_rule
 from agent.llm_schemas import (
     BridgeReply,
     EvaluateVote,
@@ -172,6 +173,8 @@ class LLMEngine:
 
     def understand(self, inp: UnderstandInput) -> Understanding:
         base = self._fallback.understand(inp)
+        if understood_by_rule(inp):
+            return base
         history = [{"question": t["question"], "rewritten": t["rewritten"],
                     "entities": t["entities"], "answer": t["answer"][:400],
                     "cited_titles": [c["title"] for c in t["cited"]]}
@@ -185,6 +188,8 @@ class LLMEngine:
 
     def route(self, inp: RouteInput) -> RouteDecision:
         offline = self._fallback.route(inp)
+        if routed_by_rule(inp, offline):
+            return offline
         payload: dict[str, Any] = {
             "question": inp["question"], "understanding": inp["understanding"],
             "facets": {"doc_types": inp["facets"]["doc_types"],
@@ -198,13 +203,16 @@ class LLMEngine:
             lambda: offline)
 
     def plan(self, inp: PlanInput) -> Plan:
+        rule = self._fallback.plan(inp)
+        if planned_by_rule(inp, rule):
+            return rule
         payload = {"question": inp["question"], "understanding": inp["understanding"],
                    "route": inp["route"], "facets": inp["facets"]}
         return self._with_fallback(
             "plan",
             lambda: self._ask("plan", prompts.PLAN, payload, PlanReply,
                               lambda r: r.to_state(inp["facets"])),
-            lambda: self._fallback.plan(inp))
+            lambda: rule)
 
     def bridge(self, inp: BridgeInput) -> Bridge:
         if not inp["found"]:
@@ -217,9 +225,10 @@ class LLMEngine:
             lambda: self._fallback.bridge(inp))
 
     def evaluate(self, inp: EvaluateInput) -> Evaluation:
-        """Two votes, the second stricter; insufficient if either says so. A first vote of
-        "insufficient" already decides (a second could not overturn it), so it is cast alone.
-        """
+        """Up to two votes, the second stricter; insufficient if either says so. A first
+        "insufficient" decides alone (a second could not overturn it); so does a certain
+        first "sufficient" on a simple question the rule also finds answered
+        (``one_vote_enough``). Otherwise the strict vote is cast too."""
         if not inp["passages"]:
             return self._fallback.evaluate(inp)  # nothing to judge
         payload = {"question": inp["question"], "query": inp["understanding"]["query"],
@@ -230,7 +239,8 @@ class LLMEngine:
 
         def votes() -> Evaluation:
             first = self._ask("evaluate", prompts.EVALUATE, payload, EvaluateVote, _vote)
-            if not first.sufficient:
+            if not first.sufficient or one_vote_enough(inp, self._fallback.evaluate(inp),
+                                                       certain=first.certain):
                 return merge_votes([first], inp)
             second = self._ask("evaluate", prompts.EVALUATE_STRICT, payload, EvaluateVote,
                                _vote)
@@ -253,23 +263,26 @@ class LLMEngine:
             lambda: self._fallback.generate(inp))
 
     def verify(self, inp: VerifyInput) -> Verdict:
-        """The offline rule first: a draft whose every sentence it finds in a cited passage
-        needs no model call; otherwise the model judges the draft."""
+        """The offline rule first: the sentences it finds in a cited passage stand; the
+        model judges only the others (none: no call)."""
         draft = inp["draft"]
         if draft["refused"] or not any(s["cites"] for s in draft["sentences"]):
             return self._fallback.verify(inp)  # a refusal or a greeting: nothing to judge
         rule = self._fallback.verify(inp)
         if rule["supported"]:
             return rule
+        unmatched = Draft(sentences=[s for s in draft["sentences"]
+                                     if s["text"] in rule["unsupported"]],
+                          refused=False, text=draft["text"])
         payload = {"question": inp["question"],
                    "sentences": [{"text": s["text"], "cites": s["cites"]}
-                                 for s in draft["sentences"]],
+                                 for s in unmatched["sentences"]],
                    "passages": prompt_passages(inp["passages"])}
         return self._with_fallback(
             "verify",
             lambda: self._ask("verify", prompts.VERIFY, payload, VerifyReply,
-                              lambda r: r.to_state(draft)),
-            lambda: self._fallback.verify(inp))
+                              lambda r: r.to_state(unmatched)),
+            lambda: rule)
 
 
 def _vote(vote: EvaluateVote) -> EvaluateVote:

@@ -70,10 +70,12 @@ Input JSON: {{"question": str, "query": str, "sub_questions": [str], "passages":
 "title": str, "text": str}}], "round": int, "max_rounds": int}}.
 Sufficient means every part of the question (every sub-question) is answered by the passages. \
 If not, list the missing entities or facts and up to two new search queries that would find \
-them (for example the document a passage refers to).
+them (for example the document a passage refers to). Set "certain" to false when you hesitate \
+(a passage is related but you cannot point to the exact words that answer).
 {_DATA_RULE}
 {_JSON_RULE} Shape:
-{{"sufficient": bool, "missing": [str], "next_queries": [str], "reason": str}}"""
+{{"sufficient": bool, "certain": bool, "missing": [str], "next_queries": [str], \
+"reason": str}}"""
 
 EVALUATE_STRICT = f"""You are a strict second reviewer of retrieved passages.
 Input JSON: {{"question": str, "query": str, "sub_questions": [str], "passages": [{{"n": int, \

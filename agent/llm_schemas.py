@@ -163,6 +163,7 @@ class BridgeReply(_Reply):
 
 class EvaluateVote(_Reply):
     sufficient: bool
+    certain: bool = True  # a vote that says it is unsure gets the strict second vote
     missing: list[str] = []
     next_queries: list[str] = []
     reason: str = ""

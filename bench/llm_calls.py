@@ -117,7 +117,7 @@ def _reply(body: dict[str, Any], *, add_words: bool) -> dict[str, Any]:  # noqa:
     if step == "bridge":
         return {"query": payload["sub_question"]}
     if step in ("evaluate", "evaluate_strict"):
-        return {"sufficient": True, "reason": "scripted"}
+        return {"sufficient": True, "certain": True, "reason": "scripted"}
     if step == "generate":
         # the best passage in the question's language (an answer in another is refused)
         chinese = bool(_CJK.search(payload["question"]))

@@ -47,6 +47,8 @@ FACETS = Facets(doc_types=["faq", "policy", "report", "runbook"],
                 sources=["samples/kb/alert-storm-runbook.md",
                          "samples/kb/change-management-policy.md"])
 TWO_HOP = "服务器频繁告警时该参考哪个应急预案？预案里的回滚操作是否需要二次审批？"
+# One search by the rule, but a relative clause: the rule is unsure, so the model routes it.
+CHAINED = "Who approves the rollback that the alert runbook asks for?"
 RUNBOOK = Passage(
     chunk_id=11, doc_id="alert-storm-runbook", title="服务器频繁告警应急预案",
     source="samples/kb/alert-storm-runbook.md", doc_type="runbook",
@@ -59,6 +61,12 @@ POLICY = Passage(
     heading_path=["变更管理制度", "4. 回滚与紧急变更"],
     text="回滚需要二次审批：回滚操作由值班负责人第一次审批后，还必须由变更委员会成员或技术总监"
          "进行二次审批，方可执行。", score=0.8, rank=0, round=2, sub_id="r2q1")
+
+EARLIER = Turn(question="Redis内存满了怎么办", rewritten="Redis内存满了怎么办", entities=["Redis"],
+               answer="检查淘汰策略并清理大 key。[1]",
+               cited=[{"n": 1, "doc_id": "redis", "title": "Redis内存满了怎么办",
+                       "source": "redis.md", "chunk_ids": [3]}],
+               refused=False, route="single_retrieval")
 
 
 def engine_for(fake: FakeOpenAI, *, timeout: float = 5.0) -> LLMEngine:
@@ -125,7 +133,7 @@ def test_understand_keeps_offline_terms_the_model_left_out(fake_openai: FakeOpen
     fake_openai.script({"query": "Redis内存满了怎么办", "expansions": ["Redis OOM"]})
     question = "Redis内存满了怎么办"
     base = understanding(question)
-    out = engine_for(fake_openai).understand({"question": question, "history": []})
+    out = engine_for(fake_openai).understand({"question": question, "history": [EARLIER]})
     assert out["entities"] == base["entities"]
     assert out["expansions"][0] == "Redis OOM"
     assert set(base["expansions"]) <= set(out["expansions"])
@@ -133,14 +141,14 @@ def test_understand_keeps_offline_terms_the_model_left_out(fake_openai: FakeOpen
 
 def test_route_takes_the_model_decision(fake_openai: FakeOpenAI) -> None:
     fake_openai.script({"route": "multi_retrieval", "reason": "two linked questions"})
-    out = engine_for(fake_openai).route(route_input("告警预案和变更制度有什么关系"))
+    out = engine_for(fake_openai).route(route_input(CHAINED))
     assert out["route"] == "multi_retrieval"
     assert out["clarification"] is None
 
 
 def test_route_never_skips_search_for_a_knowledge_question(fake_openai: FakeOpenAI) -> None:
     fake_openai.script({"route": "direct_answer", "reason": "I know this"})
-    out = engine_for(fake_openai).route(route_input("Redis内存满了怎么办"))
+    out = engine_for(fake_openai).route(route_input(CHAINED))
     assert out["route"] in {"single_retrieval", "multi_retrieval"}
 
 
@@ -183,7 +191,7 @@ def test_plan_with_a_dependency_on_a_later_step_is_retried_once(
         {"sub_questions": [{"id": "q1", "query": "服务器频繁告警应急预案"}]})
     with capture_logs() as logs:
         out = engine_for(fake_openai).plan({"question": TWO_HOP, "understanding":
-                                            understanding(TWO_HOP), "route": "single_retrieval",
+                                            understanding(TWO_HOP), "route": "multi_retrieval",
                                             "facets": FACETS})
     assert out["sub_questions"][0]["query"] == "服务器频繁告警应急预案"
     assert len(fake_openai.requests) == 2
@@ -285,7 +293,7 @@ def test_malformed_json_is_retried_once_then_falls_back_to_the_offline_rule(
         fake_openai: FakeOpenAI) -> None:
     fake_openai.script(Reply(content='{"route": "single_retrieval",}'),
                        Reply(content="Sure! Here is the route: single"))
-    inp = route_input("Redis内存满了怎么办")
+    inp = route_input(CHAINED)
     with capture_logs() as logs:
         out = engine_for(fake_openai).route(inp)
     assert out == OFFLINE.route(inp)
@@ -300,7 +308,7 @@ def test_malformed_json_is_retried_once_then_falls_back_to_the_offline_rule(
 
 def test_reply_of_the_wrong_shape_falls_back(fake_openai: FakeOpenAI) -> None:
     fake_openai.script({"route": "search_everything"}, {"answer": 42})
-    inp = route_input("How do I deploy to production?")
+    inp = route_input("Which deploy steps are the ones that need a second approval?")
     with capture_logs() as logs:
         out = engine_for(fake_openai).route(inp)
     assert out == OFFLINE.route(inp)
@@ -322,7 +330,7 @@ def test_one_http_500_then_a_good_reply_uses_the_model(fake_openai: FakeOpenAI) 
     fake_openai.script(Reply.error(503), {"query": "Redis 持久化 内存满", "is_followup": True})
     with capture_logs() as logs:
         out = engine_for(fake_openai).understand({"question": "如果用了持久化还不行呢",
-                                                  "history": []})
+                                                  "history": [EARLIER]})
     assert out["query"] == "Redis 持久化 内存满"
     assert events(logs, "llm_retry")[0]["reason"] == "http_503"
     assert events(logs, "llm_fallback") == []
@@ -400,8 +408,8 @@ def test_build_engine_llm_talks_to_the_configured_endpoint(fake_openai: FakeOpen
                         llm_timeout_s=2.0)
     engine = build_engine(settings)
     fake_openai.script({"route": "single_retrieval"})
-    assert engine.route(route_input("What is the expense limit for hotels?"))["route"] == (
-        "single_retrieval")
+    assert engine.route(route_input("What is the hotel limit that the expense policy sets?")
+                        )["route"] == "single_retrieval"
     assert fake_openai.requests[0]["model"] == "qwen-test"
     assert fake_openai.requests[0]["temperature"] == 0
 
@@ -423,7 +431,7 @@ def test_endpoint_down_is_not_called_again_until_the_cooldown_ends(
                       timeout=5, max_retries=0)
     engine = LLMEngine(chat, breaker=CircuitBreaker(threshold=2, cooldown_s=30, clock=clock))
     fake_openai.script(Reply.error(502), Reply.error(502))
-    inp = route_input("Redis内存满了怎么办")
+    inp = route_input(CHAINED)
     with capture_logs() as logs:
         assert engine.route(inp) == OFFLINE.route(inp)
         assert engine.route(inp) == OFFLINE.route(inp)
@@ -450,7 +458,7 @@ def test_bad_replies_from_a_live_endpoint_do_not_open_the_breaker(
 def test_reasoning_text_before_the_json_is_ignored(fake_openai: FakeOpenAI) -> None:
     fake_openai.script(Reply(content='<think>The user asks {"route": ...}? Two questions.'
                                      '</think>\n```json\n{"route": "multi_retrieval"}\n```'))
-    assert engine_for(fake_openai).route(route_input(TWO_HOP))["route"] == "multi_retrieval"
+    assert engine_for(fake_openai).route(route_input(CHAINED))["route"] == "multi_retrieval"
 
 
 def test_server_rejecting_json_mode_is_asked_again_without_it(fake_openai: FakeOpenAI) -> None:
@@ -458,8 +466,9 @@ def test_server_rejecting_json_mode_is_asked_again_without_it(fake_openai: FakeO
                        {"route": "single_retrieval"}, {"route": "multi_retrieval"})
     engine = engine_for(fake_openai)
     with capture_logs() as logs:
-        assert engine.route(route_input("Redis内存满了怎么办"))["route"] == "single_retrieval"
-        assert engine.route(route_input(TWO_HOP))["route"] == "multi_retrieval"
+        assert engine.route(route_input(CHAINED))["route"] == "single_retrieval"
+        assert engine.route(route_input("那个制度呢"))["route"] == "multi_retrieval"
+    assert len(fake_openai.requests) == 3
     assert "response_format" in fake_openai.requests[0]
     assert all("response_format" not in r for r in fake_openai.requests[1:])
     assert len(events(logs, "llm_json_mode_off")) == 1

@@ -540,6 +540,11 @@ MIGRATIONS: list[str] = [
 
     DROP TABLE teams_activities, teams_turns, teams_threads, teams_chats, teams_bot_messages;
     """,
+    # ANALYZE lists the 10,000 most common words of chunks (1,000 by default): the keyword
+    # side selects chunks by its rarer terms, and at 1M chunks the default list stops at
+    # words in thousands of chunks (store.search.select_terms). Analyzed now: a KB that is
+    # not written to would otherwise keep the short list until autovacuum's next visit.
+    "ALTER TABLE chunks ALTER COLUMN tsv SET STATISTICS 1000; ANALYZE chunks",
 ]
 
 # The first schema version with the surface-neutral conversation tables (found by what it

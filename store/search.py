@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import psycopg
@@ -32,8 +33,15 @@ log = structlog.get_logger(__name__)
 DEFAULT_CANDIDATES = 50
 # A long pasted question would otherwise OR dozens of terms, each adding a posting-list scan.
 MAX_QUERY_TERMS = 32
-# A term estimated in more chunks than this only scores chunks, it does not select them.
-COMMON_TERM_ROWS = 1000
+# About how many chunks the keyword side ranks per query: common terms beyond it only score
+# chunks, they do not select them (ranking is about 10 us a chunk; see bench.keyword_plan).
+KEYWORD_RANKED_ROWS = 2000
+# A query whose rarest term is in more chunks than this many budgets ranks only the chunks
+# holding its two rarest terms.
+COMMON_QUERY_FACTOR = 10
+# At most this many chunks are ranked whatever the estimates said (one very common word
+# alone would otherwise rank a large share of the corpus); beyond it, ranking is partial.
+KEYWORD_RANKED_CAP = 20_000
 # Candidate list of the HNSW scan; with iterative scans on, it is the first batch, not a cap.
 _EF_SEARCH_MIN = 100
 
@@ -67,31 +75,85 @@ def _like_prefixes(source: str) -> list[str]:
     return [escaped + "/%", escaped + "#%"]
 
 
-def split_common_terms(conn: psycopg.Connection[Any], terms: Sequence[str]
-                       ) -> tuple[list[str], list[float | None]]:
-    """The terms that select keyword candidates, and a document-frequency estimate for each
-    term left out of the selection (None for selecting terms, counted in the query itself).
+@dataclass(frozen=True)
+class TermSelection:
+    """Which query terms select the chunks the keyword side ranks.
 
-    Ranking every chunk that contains any query word grows with the corpus (a common word
-    matches a quarter of it). Terms that Postgres's own statistics (ANALYZE's most common
-    elements of ``chunks.tsv``) put above :data:`COMMON_TERM_ROWS` rows only add to the score
-    of chunks found by rarer terms; they select chunks only when every term is that common
-    (then the two rarest do). Without statistics (a fresh table) every term selects.
+    ``match`` is a tsquery: an OR of the selecting terms, or (when every term is very
+    common) the AND of the rarest two. ``known_df`` holds, per query term, the document
+    frequency to use for idf, or None where the query counts it itself (a term OR-ed into
+    ``match``: every chunk holding it is ranked, so its matches are its document frequency).
     """
-    rows = conn.execute(
-        "SELECT u.e, u.f, c.reltuples FROM pg_stats s "
-        "JOIN pg_class c ON c.oid = 'chunks'::regclass, "
-        "unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) AS u(e, f) "
+
+    match: str
+    known_df: list[float | None]
+
+
+def term_frequencies(conn: psycopg.Connection[Any], terms: Sequence[str]
+                     ) -> tuple[dict[str, float], float] | None:
+    """Estimated chunks holding each term that ANALYZE's most common elements of
+    ``chunks.tsv`` list, and the floor under which every unlisted term lies; None without
+    statistics (a fresh table).
+
+    The floor is the least frequency in the list (PostgreSQL stores it after the element
+    frequencies), so an unlisted term is known to be rarer than every listed one.
+    """
+    row = conn.execute(
+        "SELECT s.most_common_elems::text::text[], s.most_common_elem_freqs, c.reltuples "
+        "FROM pg_stats s JOIN pg_class c ON c.oid = 'chunks'::regclass "
         "WHERE s.tablename = 'chunks' AND s.attname = 'tsv' "
-        "AND s.schemaname = current_schema() AND u.e = ANY(%s)",
-        [list(terms)],
-    ).fetchall()
-    estimate = {e: float(f) * max(float(n), 0.0) for e, f, n in rows if f is not None}
-    common = {t for t in terms if estimate.get(t, 0.0) > COMMON_TERM_ROWS}
-    if len(common) == len(terms):
-        common -= set(sorted(terms, key=lambda t: estimate.get(t, 0.0))[:2])
-    match = [t for t in terms if t not in common]
-    return match, [estimate[t] if t in common else None for t in terms]
+        "AND s.schemaname = current_schema()").fetchone()
+    if row is None or row[0] is None or row[1] is None:
+        return None
+    elems, freqs, rows = list(row[0]), list(row[1]), max(float(row[2]), 0.0)
+    wanted = set(terms)
+    listed = {e: float(f) * rows for e, f in zip(elems, freqs, strict=False) if e in wanted}
+    floor = float(freqs[len(elems)]) * rows if len(freqs) > len(elems) else 0.0
+    return listed, floor
+
+
+def select_terms(conn: psycopg.Connection[Any], terms: Sequence[str], *,
+                 budget: int | None = KEYWORD_RANKED_ROWS) -> TermSelection:
+    """The selecting query and idf inputs for ``terms``, keeping the chunks ranked to about
+    ``budget`` (None: every term selects, however common).
+
+    Ranking every chunk that holds any query word grows with the corpus (a common word is in
+    a quarter of it). Terms unlisted in the statistics are rarer than the listed ones and
+    always select; listed terms select rarest first while their estimated chunks add up to
+    ``budget``; the rest only add to the score of the chunks selected. When every term is
+    listed and none fits, the rarest selects alone, unless it is in more than
+    :data:`COMMON_QUERY_FACTOR` budgets' worth of chunks: then the chunks holding both of the
+    two rarest terms are ranked.
+    """
+    stats = term_frequencies(conn, terms) if budget is not None else None
+    if stats is None or budget is None:
+        return TermSelection(tsquery_text(terms), [None] * len(terms))
+    listed, floor = stats
+    by_rarity = sorted(listed, key=lambda t: (listed[t], t))
+    admitted: set[str] = set()
+    spent = 0.0
+    for term in by_rarity:
+        if spent + listed[term] > budget:
+            break
+        spent += listed[term]
+        admitted.add(term)
+    if len(listed) == len(terms) and not admitted:
+        if listed[by_rarity[0]] > budget * COMMON_QUERY_FACTOR:
+            return TermSelection(" & ".join(tsquery_text([t]) for t in by_rarity[:2]),
+                                 [listed.get(t, floor) for t in terms])
+        admitted.add(by_rarity[0])  # the rarest alone, over the budget
+    selecting = [t for t in terms if t not in listed or t in admitted]  # in the query's order
+    return TermSelection(tsquery_text(selecting),
+                         [None if t in selecting else listed[t] for t in terms])
+
+
+def keyword_params(conn: psycopg.Connection[Any], terms: Sequence[str], *,
+                   budget: int | None = KEYWORD_RANKED_ROWS) -> dict[str, Any]:
+    """The keyword side's statement parameters for ``terms``: the selecting query, each
+    term's own query and its known document frequency (see :func:`select_terms`)."""
+    chosen = select_terms(conn, terms, budget=budget)
+    return {"tsq": chosen.match, "terms": [tsquery_text([t]) for t in terms],
+            "known_df": chosen.known_df, "ranked_cap": KEYWORD_RANKED_CAP}
 
 
 def tsquery_text(terms: Sequence[str]) -> str:
@@ -123,22 +185,28 @@ def build_sql(dim: int, weights: FusionWeights, *, use_keyword: bool, where: str
         # Keyword ranking: a BM25-like sum over query terms of idf(term) * ts_rank(term) with
         # length normalisation. Plain ts_rank_cd over an OR query has no idf, so frequent words
         # outvote the rare ones that identify the document (hotpotqa keyword Recall@5: 0.68
-        # with ts_rank_cd, 0.98 with this). Document frequencies come from the match set
-        # itself, within the KB and filters, so no statistics table is needed.
+        # with ts_rank_cd, 0.98 with this). A selecting term's document frequency comes from
+        # the match set itself, within the KB and filters; a term that only scores uses the
+        # statistics' estimate (known_df), so no statistics table is needed.
         ctes.append(f"""
         kw_q AS MATERIALIZED (
             -- parsed once: inlined, to_tsquery would run again for every (chunk, term) pair
             SELECT to_tsquery('simple', x) AS q, i
             FROM unnest(%(terms)s::text[]) WITH ORDINALITY u(x, i)
         ),
-        kw_term AS (
-            -- one index scan for the OR query, each chunk's terms ranked from its row (OFFSET 0
-            -- keeps the planner from turning this into one index and heap scan per term)
-            SELECT c.id, t.i, t.r
-            FROM chunks c
-            CROSS JOIN LATERAL (SELECT q.i, ts_rank(c.tsv, q.q, 1) AS r FROM kw_q q
-                                WHERE c.tsv @@ q.q OFFSET 0) t
+        kw_doc AS (
+            -- one index scan for the selecting query (see select_terms), capped
+            SELECT c.id, c.tsv FROM chunks c
             WHERE c.tsv @@ to_tsquery('simple', %(tsq)s) AND {scope}
+            LIMIT %(ranked_cap)s
+        ),
+        kw_term AS (
+            -- each chunk's terms ranked from its row (OFFSET 0 keeps the planner from
+            -- turning this into one index and heap scan per term)
+            SELECT d.id, t.i, t.r
+            FROM kw_doc d
+            CROSS JOIN LATERAL (SELECT q.i, ts_rank(d.tsv, q.q, 1) AS r FROM kw_q q
+                                WHERE d.tsv @@ q.q OFFSET 0) t
         ),
         kw_df AS (
             SELECT k.i, coalesce(k.known, m.df, 0) AS df
@@ -228,10 +296,7 @@ def search(pool: ConnectionPool, kb_name: str, query: str, *, embedder: Embedder
         if use_keyword and translator is not None:
             terms = terms + translator.translate(conn, kb.id, query, terms)
         if use_keyword:
-            match, known_df = split_common_terms(conn, terms)
-            params["tsq"] = tsquery_text(match)
-            params["terms"] = [tsquery_text([t]) for t in terms]
-            params["known_df"] = known_df
+            params.update(keyword_params(conn, terms))
         embedded = time.perf_counter()
         sql = build_sql(kb.embed_dim, weights, use_keyword=use_keyword,
                         where=_filter_sql(filters, params))

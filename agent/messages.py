@@ -15,6 +15,16 @@ REFUSAL_MISSING = {
     "en": "I can't answer that from the available documents: they do not mention \"{term}\".",
 }
 
+# The passage that matches the question best is an instruction planted in a document
+# (store.suspicious): say so rather than repeat it or answer from something else.
+REFUSAL_INJECTED = {
+    "zh": "根据现有资料无法回答：最相关的段落看起来是混入文档的指令（例如索要密码或要求忽略规则），"
+          "不予引用。",
+    "en": "I can't answer that from the available documents: the passage that matches looks "
+          "like an instruction planted in a document (asking for passwords or to ignore "
+          "rules), so I won't repeat it.",
+}
+
 REFUSAL_WITH_SOURCES = {
     "zh": "根据现有资料无法回答。可能相关的资料：",
     "en": "I can't answer that from the available documents. Sources that may be related:",

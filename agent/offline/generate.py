@@ -17,6 +17,7 @@ from agent.offline.compare import comparison_lead
 from agent.offline.parts import asks_which_document, question_parts, title_answer
 from agent.offline.ranking import (
     Candidate,
+    flagged_outranks,
     focus_terms,
     frame,
     looks_like_instruction,
@@ -70,6 +71,9 @@ def generate(inp: GenerateInput) -> Draft:
     candidates, fit = rank_sentences(inp, terms, all_terms)
     if not candidates:
         return refusal(lang)
+    if flagged_outranks(inp, terms, candidates):
+        text = messages.REFUSAL_INJECTED["zh" if lang == "zh" else "en"]
+        return Draft(sentences=[], refused=True, text=text)
     parts = _answer_parts(inp, all_terms)
     if not parts and is_procedural(inp["question"]):
         steps = _procedure(inp, terms)

@@ -19,17 +19,11 @@ from agent.text import (
 )
 from store.suspicious import is_suspicious, suspicious_spans
 
-_INJECTION = re.compile(
-    r"(ignore (all |any )?(the )?(previous|prior|above|earlier)|disregard (all |the )?"
-    r"(previous|prior|above)|system prompt|you are now|act as|new instructions|"
-    r"respond (only )?with|reply (only )?with|忽略(之前|以上|上面|前面|所有)|无视(之前|以上|所有)|"
-    r"系统提示|你现在是|扮演|新的指令|只回答|请回复|必须回答)", re.I)
-
 
 def looks_like_instruction(sentence: str) -> bool:
-    """An instruction to an assistant, a request for credentials or a broadcast (see
-    ``store.suspicious``): never quoted, and never obeyed when asked."""
-    return bool(_INJECTION.search(sentence)) or is_suspicious(sentence)
+    """An instruction to an assistant, a request for a secret, a payment redirect or a
+    broadcast (the one detector, ``store.suspicious``): never quoted, never obeyed."""
+    return is_suspicious(sentence)
 
 
 def _in_flagged(sentence: str, flagged: list[str]) -> bool:
@@ -37,6 +31,24 @@ def _in_flagged(sentence: str, flagged: list[str]) -> bool:
     an injected line is as unquotable as the whole line)."""
     key = norm(sentence)
     return any(key in span for span in flagged)
+
+
+# How much more of the question a flagged span must hold than the best quotable sentence
+# before the answer is "that passage looks injected" rather than the runner-up.
+FLAGGED_MARGIN = 0.25
+
+
+def flagged_outranks(inp: GenerateInput, terms: list[str], candidates: list[Candidate]) -> bool:
+    """Whether the pool's best match for the question is a flagged span, well ahead of every
+    quotable sentence: the only evidence is an injected instruction, and quoting the
+    runner-up would answer something else."""
+    alternatives = translated(inp)
+    idf = pool_idf(terms, inp["passages"], alternatives)
+    flagged = max((weighted_share(terms, idf, terms_of(span, terms, alternatives))
+                   for p in inp["passages"] for span in suspicious_spans(p["text"])),
+                  default=0.0)
+    quotable = max((weighted_share(terms, idf, c[3]) for c in candidates), default=0.0)
+    return flagged >= 0.5 and flagged > quotable + FLAGGED_MARGIN
 
 
 def pool_idf(terms: list[str], passages: list[Passage],

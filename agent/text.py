@@ -56,6 +56,11 @@ def language_of(text: str) -> Language:
     return "zh" if is_chinese(text) else "en"
 
 
+def has_cjk(text: str) -> bool:
+    """Whether ``text`` holds a Chinese character."""
+    return bool(_IS_CJK.search(text))
+
+
 def norm(text: str) -> str:
     """NFKC, case-folded, whitespace removed: the comparison form used by the eval too."""
     return _WS.sub("", unicodedata.normalize("NFKC", text).casefold())

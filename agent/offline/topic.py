@@ -15,7 +15,7 @@ import re
 
 from agent.offline.answerable import REFUSE_BELOW, evidence_coverage, held_terms
 from agent.state import Language, Passage, TopicEvidence, Turn
-from agent.text import Alternatives, content_terms, language_of, norm
+from agent.text import Alternatives, content_terms, has_cjk, language_of, norm
 
 # Pronouns that cannot be resolved inside the question itself: always a follow-up.
 _PRONOUN_EN = re.compile(r"\b(it|its|they|them|their|theirs|he|she|his|her|him)\b", re.I)
@@ -59,17 +59,29 @@ def refers_back(question: str, language: Language, n_terms: int) -> str | None:
     return "weak" if refer.search(question) and n_terms <= 4 else None
 
 
+def _foreign(term: str, language: Language) -> bool:
+    """A word of the other language: Chinese in English, a Latin word in Chinese (a code
+    or a number, "Q3", "2026", belongs to both)."""
+    return has_cjk(term) if language == "en" else term.isascii() and term.isalpha()
+
+
 def _answered(history: list[Turn]) -> list[Turn]:
     """Turns with a topic to lend: a refused turn (an injection attempt, a question the KB
     does not answer) lends nothing."""
     return [t for t in history if not t["refused"]]
 
 
-def topic_terms(history: list[Turn], limit: int = MAX_BORROWED) -> list[str]:
+def topic_terms(history: list[Turn], limit: int = MAX_BORROWED,
+                language: Language | None = None) -> list[str]:
     """What the thread's latest answered turn was about: its own terms, those its answer
     repeats first (the answer confirms them as the topic), then the terms that turn had
     itself borrowed, then its cited title when the title shares one of its terms (a title
-    found by a wrong guess would otherwise steer every later turn)."""
+    found by a wrong guess would otherwise steer every later turn).
+
+    For a question in ``language`` after a turn asked in the other one ("Will I have to pay
+    for it?" after "笔记本电脑丢了怎么办？"), the topic is named in the asker's language when
+    the cited document's title is in it ("Lost or Stolen Laptop"): a Chinese word in an
+    English query finds nothing in the English documents the thread was answered from."""
     turns = _answered(history)
     if not turns:
         return []
@@ -84,6 +96,11 @@ def topic_terms(history: list[Turn], limit: int = MAX_BORROWED) -> list[str]:
         title = content_terms(doc["title"])
         if any(norm(t) in norm(doc["title"]) for t in own):
             out.extend(t for t in title if t not in out)
+        elif language is not None and language_of(doc["title"]) == language and \
+                any(_foreign(t, language) for t in own):
+            # The other language's words cannot name the topic in this one; the title the
+            # answer came from does.
+            out = [*title, *(t for t in out if not _foreign(t, language))]
     return out[:limit]
 
 

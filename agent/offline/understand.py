@@ -59,7 +59,8 @@ def understand(inp: UnderstandInput) -> Understanding:
     query = question
     if follow:
         present = norm(question)
-        borrowed = [t for t in topic_terms(history) if norm(t) not in present]
+        borrowed = [t for t in topic_terms(history, language=language)
+                    if norm(t) not in present]
         query = rewrite(question, language, borrowed)
     time_match = _TIME.search(query)
     return Understanding(

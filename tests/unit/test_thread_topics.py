@@ -133,3 +133,24 @@ def test_a_thread_of_refused_turns_lends_nothing() -> None:
 def test_a_question_of_three_topic_words_is_asked_as_it_is() -> None:
     u = understand("公司班车几点发车？", [EXPENSES], LOST)
     assert not u["is_followup"]
+
+
+def test_a_long_question_landing_in_the_threads_document_keeps_its_words() -> None:
+    same_doc = TopicEvidence(confident=True, overlap=True)
+    u = understand("How many taxi receipts can one expense claim hold at most?", [EXPENSES],
+                   same_doc)
+    assert not u["is_followup"]
+    assert u["implicit_context"] == []
+
+
+def test_a_pronoun_across_languages_is_named_by_the_cited_title_in_the_askers_language(
+) -> None:
+    tablet = turn("平板电脑被偷了怎么办？", ["平板电脑", "被偷"], answer="Report it to IT.",
+                  title="Stolen Tablets", doc_id="tablets")
+    u = understand("Do I pay for it?", [tablet], CONFIDENT)
+    assert u["query"].startswith("Do I pay for stolen tablets")
+    assert not any("\u4e00" <= c <= "\u9fff" for c in u["query"])
+    # A title in the thread's language, not the asker's, cannot name it: the words stay.
+    zh_title = turn("平板电脑被偷了怎么办？", ["平板电脑", "被偷"], answer="报告 IT。",
+                    title="平板电脑失窃处理", doc_id="tablets")
+    assert "平板电脑" in topic_terms([zh_title], language="en")

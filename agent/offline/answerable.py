@@ -23,6 +23,7 @@ import itertools
 
 from agent.state import Language, Passage
 from agent.text import Alternatives, content_terms, coverage, term_set, terms_of, words
+from store.stem import stem
 
 # Below this share of the question's terms in the best passage, the pool is off-topic.
 # English: chosen on the even-numbered threads of mtrag (see ``ragbot eval``): 0.5 with exact
@@ -35,15 +36,6 @@ REFUSE_BELOW: dict[Language, float] = {"en": 0.6, "zh": 0.5}
 MIN_NEAR = 5
 # Two longer words with the same first six letters share a root ("historical" / "history").
 ROOT = 6
-_SUFFIXES = ("ing", "ies", "es", "ed", "s")
-
-
-def stem(word: str) -> str:
-    """``word`` without a common English inflection (enough to pair plural and singular)."""
-    for suffix in _SUFFIXES:
-        if len(word) > len(suffix) + 3 and word.endswith(suffix):
-            return word[: -len(suffix)]
-    return word
 
 
 def _one_edit(a: str, b: str) -> bool:

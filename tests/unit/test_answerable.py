@@ -27,6 +27,9 @@ def test_inflections_roots_and_one_letter_typos_are_near_forms() -> None:
     assert near("historical", "history")
     assert near("climage", "climate")
     assert near("protain", "protein")
+    # Snowball pairs inflections a plural-only suffix list missed.
+    assert near("ferries", "ferry")
+    assert near("renovating", "renovation")
 
 
 def test_short_words_and_chinese_words_must_match_exactly() -> None:

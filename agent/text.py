@@ -10,8 +10,7 @@ from collections.abc import Mapping, Sequence
 
 import rjieba
 
-from agent.state import Language
-from store.tokenize import STOPWORDS, is_chinese, tokens
+from store.tokenize import STOPWORDS, tokens
 
 # Question words and fillers that say nothing about the topic (beyond store STOPWORDS).
 GENERIC = frozenset([
@@ -50,10 +49,6 @@ _CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _RUN = re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+", re.UNICODE)
 _IS_CJK = re.compile(rf"[{_CJK}]")
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
-
-
-def language_of(text: str) -> Language:
-    return "zh" if is_chinese(text) else "en"
 
 
 def has_cjk(text: str) -> bool:

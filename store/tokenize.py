@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from typing import Literal
 
 import rjieba
 
@@ -74,4 +75,15 @@ def cjk_ratio(text: str) -> float:
 
 
 def is_chinese(text: str) -> bool:
+    """Whether ``text`` is Chinese: at least 30% of its letters are CJK characters (a Chinese
+    question quoting "Redis" or "VPN" is still Chinese)."""
     return cjk_ratio(text) >= 0.3
+
+
+Language = Literal["zh", "en"]
+
+
+def language_of(text: str) -> Language:
+    """The one language detector of the code base (questions, answers, commands, replies):
+    Chinese by ``is_chinese``, otherwise English."""
+    return "zh" if is_chinese(text) else "en"

@@ -11,7 +11,8 @@ from agent.context import RunContext
 from agent.nodes.stages import emit
 from agent.question_shape import is_chitchat
 from agent.state import GraphState, Passage, TopicEvidence, Turn, Understanding, UnderstandInput
-from agent.text import alternatives_per_term, content_terms, language_of, norm
+from agent.text import alternatives_per_term, content_terms, norm
+from store.tokenize import language_of
 
 
 def _alternatives(ctx: RunContext, text: str) -> dict[str, list[str]]:

@@ -120,7 +120,7 @@ class Unit:
 def quotable_units(text: str, split: Callable[[str], list[str]]) -> list[Unit]:
     """The passage's sentences (by ``split``) that tell something, its table rows with their
     headers, and each FAQ answer whole, about its question. Questions are never units."""
-    from agent.text import language_of
+    from store.tokenize import language_of
 
     pairs = faq_pairs(text)
     asked = {_norm(p.question) for p in pairs}
@@ -145,7 +145,7 @@ def _norm(text: str) -> str:
 def readable(text: str) -> str:
     """``text`` followed by its table rows as quoted (see ``render_row``): what an answer's
     sentences are checked against."""
-    from agent.text import language_of
+    from store.tokenize import language_of
 
     lang = language_of(text)
     rows = [render_row(h, r, lang) for h, r in table_rows(text) if any(r)]

@@ -7,7 +7,8 @@ import re
 from agent.offline.route import is_chitchat
 from agent.offline.topic import SHORT, refers_back, rewrite, topic_terms
 from agent.state import TopicEvidence, Turn, Understanding, UnderstandInput
-from agent.text import content_terms, language_of, norm
+from agent.text import content_terms, norm
+from store.tokenize import language_of
 
 _TIME = re.compile(r"(20\d\d\s*年?\s*(?:第?[一二三四1-4]\s*季度|Q[1-4]|[01]?\d\s*月)?|"
                    r"Q[1-4]\s*20\d\d|(?:first|second|third|fourth)\s+quarter(?:\s+of\s+20\d\d)?|"

@@ -21,6 +21,7 @@ from bot.conversations import texts
 from bot.conversations.model import Place
 from bot.jobs import AlreadyQueuedError
 from store.kb import find_kb, kb_status, list_kbs
+from store.tokenize import language_of
 
 if TYPE_CHECKING:
     from psycopg_pool import ConnectionPool
@@ -58,7 +59,7 @@ def parse_command(text: str | None) -> Command:
     too, and make the replies Chinese."""
     words = (text or "").split()
     # a Chinese command word is the surest sign (a KB name after it is ASCII)
-    lang = "zh" if words and words[0] in texts.COMMAND_WORDS else texts.lang_of(text or "")
+    lang = "zh" if words and words[0] in texts.COMMAND_WORDS else language_of(text or "")
     if not words:
         return Command("help", lang="")
     action = texts.COMMAND_WORDS.get(words[0], words[0].lower())

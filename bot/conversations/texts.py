@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from store.tokenize import is_chinese
-
 Lang = Literal["zh", "en"]
 
 THINKING = {"zh": "思考中…", "en": "Thinking…"}
@@ -121,7 +119,8 @@ CONTINUED = {"zh": "（续）", "en": "(continued)"}
 
 
 # ---------------------------------------------------------------- admin commands
-# In the asker's language like every text here: the command text's (``lang_of``), so
+# In the asker's language like every text here: the command text's
+# (``store.tokenize.language_of``), so
 # ``/ragbot 状态`` answers in Chinese. The job reports carry the language of the command.
 
 # Chinese command words, for askers who type them; the English ones always work.
@@ -286,11 +285,6 @@ def status_text(kbs: list[dict[str, Any]], active: list[dict[str, Any]],
     if not active:
         lines.append(words["idle"])
     return "\n".join(lines)
-
-
-def lang_of(text: str) -> str:
-    """The asker's language, read from what they wrote: Chinese when it has Chinese."""
-    return "zh" if is_chinese(text) else "en"
 
 
 def pick(table: dict[Lang, str] | dict[str, str], lang: str, **values: object) -> str:

@@ -21,10 +21,10 @@ from agent.types import Question
 from bot.conversations import texts as m
 from bot.conversations.live import LiveStatus
 from bot.conversations.model import MAX_QUESTION_CHARS, Place, access
-from bot.conversations.texts import lang_of
 from store import conversations as journal
 from store import retention
 from store.conversations import Turn, TurnDraft, TurnKind, TurnState
+from store.tokenize import language_of
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -78,7 +78,7 @@ class TurnRunner:
     def start(self, turn: Turn) -> None:
         """Show the status message now and queue the agent run (called after the ack)."""
         trace_id = turn.trace_id or new_trace_id()
-        lang = lang_of(turn.text)
+        lang = language_of(turn.text)
         surface = self.deps.surface_for(turn.surface)
         with structlog.contextvars.bound_contextvars(trace_id=trace_id, turn_id=turn.id,
                                                      thread=turn.thread_key):
@@ -104,7 +104,7 @@ class TurnRunner:
     def report_restart(self, turn: Turn) -> None:
         """Tell the asker an interrupted turn is lost (it was already retried)."""
         trace_id = turn.trace_id or new_trace_id()
-        text = m.pick(m.RESTARTED, lang_of(turn.text), trace_id=trace_id)
+        text = m.pick(m.RESTARTED, language_of(turn.text), trace_id=trace_id)
         with structlog.contextvars.bound_contextvars(trace_id=trace_id, turn_id=turn.id):
             log.warning("turn_reported_after_restart", attempts=turn.attempts)
             self.deps.metrics.failures.labels(turn.surface).inc()
@@ -115,7 +115,7 @@ class TurnRunner:
         """Tell the asker a turn was stopped at its deadline (its worker did not stop by
         itself and was replaced): the apology with the trace id."""
         trace_id = turn.trace_id or new_trace_id()
-        text = m.pick(m.APOLOGY, lang_of(turn.text), trace_id=trace_id)
+        text = m.pick(m.APOLOGY, language_of(turn.text), trace_id=trace_id)
         with structlog.contextvars.bound_contextvars(trace_id=trace_id, turn_id=turn.id):
             self.deps.metrics.failures.labels(turn.surface).inc()
             self._finish(turn, self._status(turn), [self._notice(turn, text)], trace_id,
@@ -126,7 +126,7 @@ class TurnRunner:
     def run(self, turn: Turn) -> None:
         """The agent turn, on a worker (thread or process) after ``start``; the status
         message is ``turn.status_id``. Never raises."""
-        lang = lang_of(turn.text)
+        lang = language_of(turn.text)
         trace_id = turn.trace_id or new_trace_id()
         status = self._status(turn)
         started = time.perf_counter()
@@ -229,7 +229,7 @@ def render(surface: Surface[Any], result: AnswerResult, *, truncated: bool,
            context_expired: bool = False) -> Sequence[Any]:
     """The messages that show ``result``; ``context_expired``: the thread's earlier turns
     were deleted by retention, so this answer did not see them."""
-    lang = result.language if result.language in ("zh", "en") else lang_of(result.text)
+    lang = result.language if result.language in ("zh", "en") else language_of(result.text)
     notes = [m.pick(m.TRUNCATED, lang, limit=f"{MAX_QUESTION_CHARS:,}")] if truncated else []
     if context_expired:
         notes.append(m.pick(m.CONTEXT_EXPIRED, lang))
@@ -243,5 +243,5 @@ def asker_note(result: AnswerResult) -> str | None:
     this conversation, would have answered; everyone else sees only the plain refusal."""
     if not (result.refused and result.restricted_hidden):
         return None
-    lang = result.language if result.language in ("zh", "en") else lang_of(result.text)
+    lang = result.language if result.language in ("zh", "en") else language_of(result.text)
     return m.pick(m.RESTRICTED, lang)

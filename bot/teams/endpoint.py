@@ -27,13 +27,13 @@ import structlog
 from bot.conversations.commands import handle_command
 from bot.conversations.executor import ContextThreadPoolExecutor
 from bot.conversations.model import Inbound
-from bot.conversations.texts import lang_of
 from bot.conversations.turns import accept, place_of
 from bot.conversations.votes import DOWN, UP, record_vote
 from bot.teams import inbound, render
 from bot.teams import messages as m
 from bot.teams.auth import TeamsAuthError
 from store import conversations as journal
+from store.tokenize import language_of
 
 if TYPE_CHECKING:
     from bot.conversations.deps import ConversationDeps
@@ -124,7 +124,7 @@ class TeamsEndpoint:
                         kbs=self.deps.kbs.for_conversation(q.conversation,
                                                            direct=q.kind == "direct"))
         if q.starts_new_thread:
-            self._after.submit(self._say, q.place(thread), m.NEW_THREAD[lang_of(q.text)])
+            self._after.submit(self._say, q.place(thread), m.NEW_THREAD[language_of(q.text)])
             return OK
         if command and command.group(1).lower() != "help":
             self._after.submit(self._command, q.place(thread), q.user, q.text)
@@ -168,7 +168,7 @@ class TeamsEndpoint:
                       kind="resume")
         if turn is not None:
             self._after.submit(self.runner.start, turn)
-        chosen = render.chosen_card(m.CLARIFY_CHOSEN[lang_of(choice)].format(option=choice),
+        chosen = render.chosen_card(m.CLARIFY_CHOSEN[language_of(choice)].format(option=choice),
                                     "")
         return 200, render.card_invoke_response(chosen)
 

@@ -134,3 +134,33 @@ def test_every_module_imports() -> None:
     for package in (agent, bot, store):
         for info in pkgutil.walk_packages(package.__path__, f"{package.__name__}."):
             importlib.import_module(info.name)
+
+
+# The text toolkit: each concern has one home; another module defining a function of that
+# kind keeps a private copy that drifts from it (three stemmers once disagreed).
+TEXT_TOOLKIT = {
+    "language detector": ("store/tokenize.py", re.compile(r"^(?:lang(?:uage)?_of|is_chinese)$")),
+}
+
+
+def _defined_elsewhere(owner: str, name: re.Pattern[str], sources: dict[str, str]) -> list[str]:
+    return [f"{path}: {node.name}" for path, source in sources.items() if path != owner
+            for node in ast.walk(ast.parse(source))
+            if isinstance(node, ast.FunctionDef) and name.match(node.name)]
+
+
+def _sources() -> dict[str, str]:
+    return {str(p): p.read_text(encoding="utf-8")
+            for package in ("agent", "bot", "store") for p in sorted(Path(package).rglob("*.py"))}
+
+
+@pytest.mark.parametrize("concern", sorted(TEXT_TOOLKIT))
+def test_the_text_toolkit_has_one_home_per_concern(concern: str) -> None:
+    owner, name = TEXT_TOOLKIT[concern]
+    assert _defined_elsewhere(owner, name, _sources()) == []
+
+
+def test_the_toolkit_rule_sees_a_private_copy() -> None:
+    owner, name = TEXT_TOOLKIT["language detector"]
+    copy = {"agent/x.py": "def lang_of(text):\n    return 'en'\n"}
+    assert _defined_elsewhere(owner, name, copy) == ["agent/x.py: lang_of"]

@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING, Any
 import structlog
 from slack_bolt import Ack, App
 
-from bot.conversations.texts import lang_of
 from bot.conversations.turns import TurnRunner, accept
 from bot.slack import blocks, translate
+from store.tokenize import language_of
 
 if TYPE_CHECKING:
     from bot.slack.deps import SlackDeps
@@ -44,7 +44,7 @@ def register(app: App, deps: SlackDeps) -> None:
             log.info("clarify_duplicate_click", channel=channel, ts=message_ts)
             return
         chosen = blocks.clarify_chosen(message.get("blocks") or [], option,
-                                       lang=lang_of(option))
+                                       lang=language_of(option))
         try:
             deps.client.chat_update(channel=channel, ts=message_ts, text=chosen.text,
                                     blocks=chosen.blocks, parse="none")

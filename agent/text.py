@@ -8,9 +8,7 @@ import re
 import unicodedata
 from collections.abc import Mapping, Sequence
 
-import rjieba
-
-from store.tokenize import STOPWORDS, tokens
+from store.tokenize import STOPWORDS, has_cjk, tokens
 
 # Question words and fillers that say nothing about the topic (beyond store STOPWORDS).
 GENERIC = frozenset([
@@ -45,32 +43,11 @@ _SENT_END = re.compile(r"(?<=[。！？!?；;])|(?<=[.])(?<!\b[A-Z]\.)"
 # spaces is read once rather than from each of its positions.
 _CITE = re.compile(r"(?<!\s)\s*+\[(\d++)\]")
 _WS = re.compile(r"\s+")
-_CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-_RUN = re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+", re.UNICODE)
-_IS_CJK = re.compile(rf"[{_CJK}]")
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)
-
-
-def has_cjk(text: str) -> bool:
-    """Whether ``text`` holds a Chinese character."""
-    return bool(_IS_CJK.search(text))
 
 
 def norm(text: str) -> str:
     """NFKC, case-folded, whitespace removed: the comparison form used by the eval too."""
     return _WS.sub("", unicodedata.normalize("NFKC", text).casefold())
-
-
-def words(text: str) -> list[str]:
-    """Words of ``text``: jieba's precise cut for Chinese runs (no overlapping sub-words,
-    unlike the search-mode tokens documents are indexed with), lower-cased Latin words."""
-    out: list[str] = []
-    for run in _RUN.findall(unicodedata.normalize("NFKC", text).lower()):
-        if _IS_CJK.match(run):
-            out.extend(w for w in rjieba.cut(run) if _WORD.fullmatch(w))
-        else:
-            out.append(run)
-    return out
 
 
 def content_terms(text: str) -> list[str]:
@@ -79,12 +56,12 @@ def content_terms(text: str) -> list[str]:
     Matched against ``term_set`` of passages, which holds search-mode tokens: every precise
     word is among them."""
     seen: dict[str, None] = {}
-    for w in words(text):
+    for w in tokens(text, precise=True):
         if w not in GENERIC and w not in STOPWORDS and not _ZH_ASKING.match(w):
             seen.setdefault(w, None)
     # A lone Chinese character ("年", "里", "化") is rarely the topic; keep them only when
     # nothing else is left.
-    longer = [w for w in seen if not (len(w) == 1 and _IS_CJK.match(w))]
+    longer = [w for w in seen if not (len(w) == 1 and has_cjk(w))]
     return longer or list(seen)
 
 
@@ -115,7 +92,7 @@ def term_hits(terms: list[str], text: str, alternatives: Alternatives | None = N
     tokens_ = term_set(text)
     flat = norm(text)
     alts = alternatives or {}
-    return {t for t in terms if t in tokens_ or (_IS_CJK.search(t) and t in flat)
+    return {t for t in terms if t in tokens_ or (has_cjk(t) and t in flat)
             or any(_holds(a, tokens_, flat) for a in alts.get(t, ()))}
 
 
@@ -135,8 +112,8 @@ def alternatives_per_term(terms: Sequence[str],
         found: list[str] = []
         for source, words in translations.items():
             parts = source.split() if source.isascii() else [source]
-            if t in parts or (_IS_CJK.search(t) and (t in source or source in t)):
-                found.extend(w for w in words if not (len(w) == 1 and _IS_CJK.match(w)))
+            if t in parts or (has_cjk(t) and (t in source or source in t)):
+                found.extend(w for w in words if not (len(w) == 1 and has_cjk(w)))
         if found:
             out[t] = list(dict.fromkeys(found))
     return out

@@ -34,12 +34,17 @@ def normalize(text: str) -> str:
     return unicodedata.normalize("NFKC", text).lower()
 
 
-def tokens(text: str, *, drop_stopwords: bool = False) -> list[str]:
-    """Word tokens of ``text``: jieba words for Chinese runs, lower-cased Latin words."""
+def tokens(text: str, *, drop_stopwords: bool = False, precise: bool = False) -> list[str]:
+    """Word tokens of ``text``: jieba words for Chinese runs, lower-cased Latin words.
+
+    Chinese is cut in jieba's search mode (a compound and its overlapping sub-words: what
+    the keyword index holds, so a query word finds the compound) or, ``precise``, in its
+    precise mode (each character in one word: the words a question is read by)."""
+    cut = rjieba.cut if precise else rjieba.cut_for_search
     out: list[str] = []
     for run in _RUN.findall(normalize(text)):
         if _IS_CJK.match(run):
-            out.extend(w for w in rjieba.cut_for_search(run) if _WORD.fullmatch(w))
+            out.extend(w for w in cut(run) if _WORD.fullmatch(w))
         else:
             out.append(run)
     if drop_stopwords:
@@ -62,8 +67,12 @@ def query_terms(text: str) -> list[str]:
 
 def count_tokens(text: str) -> int:
     """Token count used for chunk sizes and context budgets (a CJK word or a Latin word)."""
-    return sum(1 for run in _RUN.findall(normalize(text)) for _ in
-               (rjieba.cut(run) if _IS_CJK.match(run) else (run,)))
+    return len(tokens(text, precise=True))
+
+
+def has_cjk(text: str) -> bool:
+    """Whether ``text`` holds a Chinese character."""
+    return bool(_IS_CJK.search(text))
 
 
 def cjk_ratio(text: str) -> float:

@@ -22,8 +22,9 @@ from __future__ import annotations
 import itertools
 
 from agent.state import Language, Passage
-from agent.text import Alternatives, content_terms, coverage, term_set, terms_of, words
+from agent.text import Alternatives, content_terms, coverage, term_set, terms_of
 from store.stem import stem
+from store.tokenize import tokens
 
 # Below this share of the question's terms in the best passage, the pool is off-topic.
 # English: chosen on the even-numbered threads of mtrag (see ``ragbot eval``): 0.5 with exact
@@ -128,7 +129,7 @@ def missing_constraint(question: str, passages: list[Passage],
         if not any(measure in held_terms(t, [measure], alternatives) for t in texts):
             return measure
     topic = set(content_terms(question))
-    said = [w for w in words(question) if w in topic]
+    said = [w for w in tokens(question, precise=True) if w in topic]
     held: set[str] = set()
     for t in texts:
         held |= held_terms(t, said)

@@ -15,8 +15,8 @@ import re
 
 from agent.offline.answerable import REFUSE_BELOW, evidence_coverage, held_terms
 from agent.state import Language, Passage, TopicEvidence, Turn
-from agent.text import Alternatives, content_terms, has_cjk, norm
-from store.tokenize import language_of
+from agent.text import Alternatives, content_terms, norm
+from store.tokenize import has_cjk, language_of
 
 # Pronouns that cannot be resolved inside the question itself: always a follow-up.
 _PRONOUN_EN = re.compile(r"\b(it|its|they|them|their|theirs|he|she|his|her|him)\b", re.I)

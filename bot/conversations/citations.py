@@ -19,6 +19,12 @@ class CitationLike(Protocol):
     def source(self) -> str: ...
 
 
+def kb_of(c: CitationLike) -> str:
+    """The KB a citation came from when the conversation spans several (``agent.types.
+    Citation.kb``), else "": every surface names it beside the title, ``Title (hr)``."""
+    return str(getattr(c, "kb", "") or "")
+
+
 def source_link(source: str, link_hosts: Sequence[str] = ()) -> str | None:
     """``source`` when it may be shown as a link: an https URL (any host) when
     ``link_hosts`` is empty, else an http(s) URL whose host is one of ``link_hosts``.

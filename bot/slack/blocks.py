@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.conversations import texts as m
-from bot.conversations.citations import CitationLike, source_link
+from bot.conversations.citations import CitationLike, kb_of, source_link
 
 SECTION_LIMIT = 3000
 BLOCKS_LIMIT = 50
@@ -82,8 +82,7 @@ def citation_line(c: CitationLike, link_hosts: Sequence[str] = ()) -> str:
     ``[n] title``: the document's title only, never its path."""
     title = escape(c.title.strip() or "untitled").replace("|", "¦")
     url = source_link(c.source, link_hosts)
-    # The KB is named when the conversation spans several (agent.api.Citation.kb).
-    kb = getattr(c, "kb", "")
+    kb = kb_of(c)
     where = f" ({escape(kb)})" if kb else ""
     return (f"[{c.n}] <{url}|{title}>" if url else f"[{c.n}] {title}") + where
 

@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from bot.conversations.citations import CitationLike, source_link
+from bot.conversations.citations import CitationLike, kb_of, source_link
 
 MAX_CITATIONS = 20
 NAME_LIMIT = 80
@@ -66,7 +66,11 @@ def answer_message(text: str, citations: Iterable[CitationLike], *, notes: Seque
         body = body + "\n\n" + "\n\n".join(f"_{escape(n)}_" for n in notes)
     activity = MessageActivityInput(text=body)
     for c in sorted(citations, key=lambda c: c.n)[:MAX_CITATIONS]:
-        name = _cut(c.title.strip() or "untitled", NAME_LIMIT)
+        kb = kb_of(c)
+        title = c.title.strip() or "untitled"
+        # a long title is cut before the KB's name, so the KB stays visible
+        name = (_cut(_cut(title, max(NAME_LIMIT - len(kb) - 3, 10)) + f" ({kb})", NAME_LIMIT)
+                if kb else _cut(title, NAME_LIMIT))
         activity.add_citation(c.n, CitationAppearance(
             name=name, abstract=abstract_for(c.n, text, c.title),
             url=source_link(c.source, link_hosts)))

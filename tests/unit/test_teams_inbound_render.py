@@ -134,6 +134,7 @@ class Cit:
     n: int
     title: str
     source: str
+    kb: str = ""
 
 
 def test_answer_has_citations_ai_label_and_feedback() -> None:
@@ -149,6 +150,18 @@ def test_answer_has_citations_ai_label_and_feedback() -> None:
     assert claims[2].get("url") is None  # a server path is never shown
     assert "AIGeneratedContent" in entity["additionalType"]
     assert msg["channelData"]["feedbackLoop"] == {"type": "default"}
+
+
+def test_a_citation_names_its_kb_when_the_conversation_spans_several() -> None:
+    msg = render.answer_message("Twelve days of carry-over [1]; the laptop pool [2].",
+                                [Cit(1, "Leave carry-over", "", kb="people"),
+                                 Cit(2, "L" * 120, "", kb="it-helpdesk"), Cit(3, "Plain", "")])
+    claims = next(e for e in msg["entities"] if e.get("@type") == "Message")["citation"]
+    names = {c["position"]: c["appearance"]["name"] for c in claims}
+    assert names[1] == "Leave carry-over (people)"
+    assert names[2].endswith("… (it-helpdesk)")
+    assert len(names[2]) <= render.NAME_LIMIT
+    assert names[3] == "Plain"
 
 
 def test_at_most_twenty_citations_and_abstracts_within_limit() -> None:

@@ -8,7 +8,7 @@ A set travels as its key (the names joined by ``+``) wherever one KB name travel
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import psycopg
@@ -61,12 +61,3 @@ def resolve_kb_set(conn: psycopg.Connection[Any], text: str) -> tuple[str, ...]:
         if name not in existing:
             raise KnowledgeBaseNotFoundError(name)
     return names
-
-
-def binding_for(conversation: str, *, is_dm: bool, channel_kbs: Mapping[str, str],
-                default: str, dm: str) -> str:
-    """The key of the KB set that answers in ``conversation``: its own mapping
-    (``RAGBOT_CHANNEL_KBS``), else ``dm`` for a direct message (``RAGBOT_DM_KBS``), else
-    ``default`` (``--kb`` / ``RAGBOT_KB``). Every surface resolves its bindings here."""
-    text = channel_kbs.get(conversation) or (dm if is_dm else "") or default
-    return kb_set_key(parse_kb_set(text))

@@ -9,10 +9,11 @@ from pathlib import Path
 import pytest
 
 from agent.kb_route import KbEvidence, kb_shares, pick
+from bot.conversations.deps import kbs_from_settings
 from bot.evaluation.dataset import DatasetError, Question
 from bot.evaluation.split import routing_accuracy, split_lines
 from bot.settings import Settings
-from store.kbset import binding_for, check_kb_name, kb_set_key, parse_kb_set
+from store.kbset import check_kb_name, kb_set_key, parse_kb_set
 from store.multi_search import fuse_by_rank
 from store.types import Hit
 
@@ -31,12 +32,15 @@ def test_kb_sets_parse_from_plus_or_comma_and_name_a_bad_entry() -> None:
 
 
 def test_channel_dm_and_default_bindings() -> None:
-    channels = {"C1": "hr+it"}
-    assert binding_for("C1", is_dm=False, channel_kbs=channels, default="eng", dm="*") == "hr+it"
-    assert binding_for("C2", is_dm=False, channel_kbs=channels, default="eng", dm="*") == "eng"
-    assert binding_for("D1", is_dm=True, channel_kbs=channels, default="eng", dm="*") == "*"
-    assert binding_for("D1", is_dm=True, channel_kbs={"D1": "it"}, default="eng",
-                       dm="hr,it") == "it"
+    # every surface resolves its bindings through ConversationKbs (Slack and Teams alike)
+    kbs = kbs_from_settings(Settings(RAGBOT_KB="eng", RAGBOT_CHANNEL_KBS="C1=hr+it,D1=it",
+                                     RAGBOT_DM_KBS="hr,it"))
+    assert kbs.for_conversation("C1") == ("hr", "it")
+    assert kbs.for_conversation("C2") == ("eng",)
+    assert kbs.for_conversation("D2", direct=True) == ("hr", "it")
+    assert kbs.for_conversation("D1", direct=True) == ("it",)  # its own entry first
+    assert kbs_from_settings(Settings(RAGBOT_KB="eng")).for_conversation(
+        "D2", direct=True) == ("*",)
 
 
 def test_settings_read_kb_sets_and_refuse_a_broken_one() -> None:

@@ -25,6 +25,18 @@ REFUSAL_INJECTED = {
           "rules), so I won't repeat it.",
 }
 
+# Said after REFUSAL_MISSING, before the closest passage found: what the documents do say.
+FOUND_INSTEAD = {
+    "zh": "资料中最接近的内容是：",
+    "en": "The closest the documents come is this:",
+}
+
+# Two current documents give different values for what was asked; both are quoted after it.
+DISAGREE = {
+    "zh": "资料之间说法不一致，以下两处都引用，请向文档负责人确认：",
+    "en": "The documents disagree on this; both are quoted below, so check with their owners:",
+}
+
 REFUSAL_WITH_SOURCES = {
     "zh": "根据现有资料无法回答。可能相关的资料：",
     "en": "I can't answer that from the available documents. Sources that may be related:",

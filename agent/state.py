@@ -194,6 +194,9 @@ class Evaluation(TypedDict):
 class Sentence(TypedDict):
     text: str
     cites: list[int]  # passage indexes (1-based ``n`` of GenerateInput.passages)
+    # The bot's own words (what is missing, that two documents disagree), not a quote:
+    # verify does not look for them in a passage.
+    note: NotRequired[bool]
 
 
 class GenerateInput(TypedDict):

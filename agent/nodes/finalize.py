@@ -20,8 +20,9 @@ log = structlog.get_logger("agent")
 
 def cite_documents(draft: Draft, pool: list[Passage],
                    language: str) -> tuple[str, list[CitedDoc]]:
-    """Replace passage numbers with document numbers ``[n]``; one citation per document."""
-    if draft["refused"]:
+    """Replace passage numbers with document numbers ``[n]``; one citation per document.
+    A refusal cites only what it shows (what was found, beside what is missing)."""
+    if draft["refused"] and not any(s["cites"] for s in draft["sentences"]):
         return draft["text"], []
     docs: list[CitedDoc] = []
     by_doc: dict[str, CitedDoc] = {}

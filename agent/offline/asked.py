@@ -39,7 +39,8 @@ def value_pattern(question: str) -> re.Pattern[str] | None:
     m = _ZH_MEASURE.search(question)
     if m:
         unit = {"钱": _MONEY, "块": r"(?:块|元)", "元": _MONEY}.get(m.group(1), m.group(1))
-        return re.compile(rf"{_ZH_NUM}\s*{unit}")
+        # "3 个月" as well as "3月": a measure word may sit between number and unit.
+        return re.compile(rf"{_ZH_NUM}\s*个?\s*{unit}")
     m = _EN_MANY.search(question)
     if m:
         noun = m.group(1).lower().rstrip("s")

@@ -14,6 +14,7 @@ from agent.offline.answerable import answerable, missing_constraint
 from agent.offline.asked import value_pattern
 from agent.offline.chain import chain_lead, is_relation
 from agent.offline.compare import comparison_lead
+from agent.offline.disagree import disagreement
 from agent.offline.parts import asks_which_document, question_parts, title_answer
 from agent.offline.ranking import (
     Candidate,
@@ -27,6 +28,7 @@ from agent.offline.ranking import (
 )
 from agent.offline.route import is_chitchat, is_comparison
 from agent.offline.steps import procedure
+from agent.offline.versions import superseded
 from agent.state import Draft, GenerateInput, Passage, Sentence
 from agent.text import content_terms, join_sentences, norm, terms_of, weighted_share
 from store.suspicious import is_suspicious
@@ -63,12 +65,15 @@ def generate(inp: GenerateInput) -> Draft:
     # one the documents answer; obeying it is what an injection wants.
     if not passages or not terms or is_suspicious(inp["question"]):
         return refusal(lang)
-    refused = _unsupported(inp, terms)
-    if refused is not None:
-        return refused
+    if not _supported(inp, terms):
+        return refusal(lang)
     all_terms = list(dict.fromkeys(t for q in [u["query"], *inp["queries"]]
                                    for t in content_terms(q)))
     candidates, fit = rank_sentences(inp, terms, all_terms)
+    absent = missing_constraint(inp["question"], passages, translated(inp))
+    if absent is not None:
+        # Say what is missing rather than answer about something else.
+        return found_instead(absent, candidates, lang)
     if not candidates:
         return refusal(lang)
     if flagged_outranks(inp, terms, candidates):
@@ -82,9 +87,12 @@ def generate(inp: GenerateInput) -> Draft:
     else:
         frames = {n: terms_of(frame(p), all_terms, translated(inp))
                   for n, p in enumerate(passages, start=1)}
+        conflict = None if parts or _leads(inp) else disagreement(
+            inp["question"], terms, candidates, passages, old=superseded(passages), language=lang)
         # A question in parts: its parts' answers first, then the support (a bridge hop).
-        sentences = _quote(inp, _facts(candidates, terms, inp["queries"], passages, frames),
-                           first=parts)
+        # Two documents that disagree: both, and nothing that would pick a side.
+        sentences = conflict or _quote(
+            inp, _facts(candidates, terms, inp["queries"], passages, frames), first=parts)
     return Draft(sentences=sentences, refused=False, text=render(sentences, lang))
 
 
@@ -135,9 +143,9 @@ def _answer_parts(inp: GenerateInput, all_terms: list[str]) -> list[Sentence]:
     return out + [x for x in _leads(inp) if norm(x["text"]) not in said]
 
 
-def _unsupported(inp: GenerateInput, terms: list[str]) -> Draft | None:
-    """The refusal when the pool does not hold the question (too few of its terms, or a word
-    that narrows it to something no passage mentions); ``None`` when it may be answered."""
+def _supported(inp: GenerateInput, terms: list[str]) -> bool:
+    """Whether the pool holds enough of the question's terms to answer from (see
+    ``agent.offline.answerable``)."""
     passages, lang = inp["passages"], inp["understanding"]["language"]
     several = (inp["route"] == "multi_retrieval" or len(inp["queries"]) > 1
                or is_comparison(inp["question"]))
@@ -145,12 +153,28 @@ def _unsupported(inp: GenerateInput, terms: list[str]) -> Draft | None:
     chain = set((inp.get("chain") or [])[:4])
     joined = [p for p in passages if p["doc_id"] in chain] if len(chain) > 1 else []
     topic = [t for t in terms if not is_relation(t)]
-    if not answerable(terms, passages, several=several, language=lang, joined=joined,
-                      joined_terms=topic, alternatives=translated(inp)):
-        return refusal(lang)
-    absent = missing_constraint(inp["question"], passages, translated(inp))
-    # Say what is missing rather than answer about something else.
-    return refusal(lang, missing=absent) if absent is not None else None
+    return answerable(terms, passages, several=several, language=lang, joined=joined,
+                      joined_terms=topic, alternatives=translated(inp))
+
+
+# How well the closest sentence must fit the rest of the question to be shown beside a
+# refusal: below it, what was found is about something else and only confuses.
+FOUND_MIN_SCORE = 0.6
+
+
+def found_instead(missing: str, candidates: list[Candidate], language: str) -> Draft:
+    """A refusal that names the ``missing`` word and, when a sentence fits the rest of the
+    question well, shows it as what the documents do say; it stays a refusal
+    (``refused``) and cites only that sentence."""
+    draft = refusal(language, missing=missing)
+    best = next((c for c in candidates if missing.casefold() not in c[2].casefold()), None)
+    if best is None or best[0] < FOUND_MIN_SCORE:
+        return draft
+    lang = "zh" if language == "zh" else "en"
+    sentences = [Sentence(text=draft["text"], cites=[], note=True),
+                 Sentence(text=messages.FOUND_INSTEAD[lang], cites=[], note=True),
+                 Sentence(text=best[2], cites=[best[1]])]
+    return Draft(sentences=sentences, refused=True, text=render(sentences, language))
 
 
 def _procedure(inp: GenerateInput, terms: list[str]) -> list[Sentence] | None:

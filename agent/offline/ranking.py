@@ -8,6 +8,7 @@ import re
 
 from agent.offline.asked import value_pattern
 from agent.offline.layout import quotable_units
+from agent.offline.versions import period_fit, periods, superseded
 from agent.state import GenerateInput, Passage
 from agent.text import (
     Alternatives,
@@ -88,6 +89,11 @@ FOCUS_WEIGHT = 2.0
 # A sentence holding the kind of value asked for ("几天" / "8天") outranks one that only
 # shares the topic words (chosen on half A of samplekb).
 VALUE_BONUS = 0.3
+# A sentence about the period the question names ("2025", "Q3") outranks its twin about
+# another period; a superseded document's sentences fall below the current version's (set
+# beforehand, not tuned: large enough to reorder twins that hold the same words).
+PERIOD_WEIGHT = 0.3
+SUPERSEDED_PENALTY = 0.6
 _WH = re.compile(r"\b(which|what|who|whom|whose|when|where)\b", re.I)
 
 
@@ -122,8 +128,11 @@ def rank_sentences(inp: GenerateInput, terms: list[str],
     candidates: list[Candidate] = []
     wants_number = bool(_NUMERIC.search(inp["question"]))
     value = value_pattern(inp["question"])
+    asked_periods = periods(inp["question"])
+    old = superseded(passages)
     for n, p in enumerate(passages, start=1):
         frame_terms = terms_of(frame(p), terms, alternatives)
+        version = -SUPERSEDED_PENALTY if p["doc_id"] in old else 0.0
         flagged = [norm(span) for span in suspicious_spans(p["text"])]
         for unit in quotable_units(p["text"], split_sentences):
             s = unit.text
@@ -135,7 +144,8 @@ def rank_sentences(inp: GenerateInput, terms: list[str],
             score = (weighted_share(terms, idf, st)
                      + 0.3 * weighted_share(terms, idf, st | frame_terms)
                      + 0.4 * fit[n - 1] + (0.15 if wants_number and _DIGIT.search(s) else 0)
-                     + (VALUE_BONUS if value is not None and value.search(s) else 0))
+                     + (VALUE_BONUS if value is not None and value.search(s) else 0)
+                     + PERIOD_WEIGHT * period_fit(asked_periods, s, frame(p)) + version)
             candidates.append((score, n, s, st))
     candidates.sort(key=lambda c: (-c[0], c[1]))
     return candidates, fit

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from agent.offline.versions import superseded
 from agent.state import Passage, Sentence
 from agent.text import LIST_ITEM, Alternatives, idf_weights, terms_of, weighted_share
 
@@ -23,6 +24,7 @@ _NOT_PROCEDURE = re.compile(r"(missed|mistakes?|pitfalls?|don'?t|avoid|faq|常�
                             r"相关文档|related|see also|预防|prevention|触发条件|适用范围|scope)",
                             re.I)
 MIN_ITEMS = 2
+SUPERSEDED_PENALTY = 0.6
 MAX_ITEMS = 8
 MAX_CHARS = 900
 
@@ -56,7 +58,10 @@ def procedure(terms: list[str], passages: list[Passage],
             for p in passages]
     n = len(passages)
     idf = idf_weights(terms, sets)
+    old = superseded(passages)
+    # A superseded version's procedure is not the one to follow (see agent.offline.versions).
     fits = [weighted_share(terms, idf, held) + 0.5 / (1 + p["rank"])
+            - (SUPERSEDED_PENALTY if p["doc_id"] in old else 0.0)
             for held, p in zip(sets, passages, strict=True)]
     best_doc = passages[max(range(n), key=lambda i: (fits[i], -i))]["doc_id"]
     scored = []

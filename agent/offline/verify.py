@@ -26,6 +26,8 @@ def verify(inp: VerifyInput) -> Verdict:
     passages = inp["passages"]
     unsupported: list[str] = []
     for s in draft["sentences"]:
+        if s.get("note"):
+            continue  # the bot's own words about the evidence, in the asker's language
         if not content_terms(strip_citations(s["text"])) and len(s["text"]) <= 8 and s["cites"]:
             continue  # "Yes." / "No.": the sentences after it carry the evidence
         cited = [passages[n - 1] for n in s["cites"] if 1 <= n <= len(passages)]

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import re
 
+from agent.offline.amounts import asked_amounts, covering_floor
 from agent.offline.asked import value_pattern
 from agent.offline.layout import quotable_units
+from agent.offline.pointers import is_pointer
 from agent.offline.versions import period_fit, periods, superseded
 from agent.state import GenerateInput, Passage
 from agent.text import (
@@ -74,8 +76,23 @@ _CODE = re.compile(r"^\s*(```|\$ |redis-cli|kubectl|SELECT |[a-z_]+\s*=\s*)")
 Candidate = tuple[float, int, str, set[str]]
 
 
+# A command line of any tool: a lower-case program name, then a --flag or -f option
+# ("changectl list --service checkout", "tool -v run"), and no sentence punctuation.
+_PROGRAM = re.compile(r"[a-z][\w.-]*")
+_OPTION = re.compile(r"--?[a-z][\w-]*(?:=\S*)?")
+_PROSE = re.compile(r"[。，,；;]|\.$")
+
+
+def _is_command(sentence: str) -> bool:
+    words = sentence.split()
+    return (len(words) > 1 and bool(_PROGRAM.fullmatch(words[0]))
+            and any(_OPTION.fullmatch(w) for w in words[1:])
+            and not _PROSE.search(sentence.strip()))
+
+
 def _is_code(sentence: str) -> bool:
-    return bool(_CODE.match(sentence)) or sentence.count("`") > 6
+    return (bool(_CODE.match(sentence)) or sentence.count("`") > 6
+            or _is_command(sentence))
 
 
 def frame(p: Passage) -> str:
@@ -94,6 +111,13 @@ VALUE_BONUS = 0.3
 # beforehand, not tuned: large enough to reorder twins that hold the same words).
 PERIOD_WEIGHT = 0.3
 SUPERSEDED_PENALTY = 0.6
+# A sentence that sends the reader to another document ("see the VPN FAQ", "具体见《…》")
+# names the topic without answering it (set beforehand, not tuned).
+POINTER_PENALTY = 0.3
+# A sentence whose amount band holds the amount asked about ("三万块" in "20000 元以上"),
+# the tightest such band of the pool, counts like one holding the asked value (set
+# beforehand, as VALUE_BONUS).
+BAND_BONUS = VALUE_BONUS
 _WH = re.compile(r"\b(which|what|who|whom|whose|when|where)\b", re.I)
 
 
@@ -106,6 +130,15 @@ def focus_terms(question: str, terms: list[str]) -> set[str]:
         if _WH.fullmatch(w) and i > 0:
             found.update(words[max(i - 2, 0):i + 3])
     return {t for t in terms if t in found}
+
+
+def _tightest_band(amounts: list[float], passages: list[Passage]) -> float | None:
+    """The lower bound of the pool's tightest band holding an asked amount, if any."""
+    if not amounts:
+        return None
+    floors = [f for p in passages for s in split_sentences(p["text"])
+              if (f := covering_floor(amounts, s)) is not None]
+    return max(floors, default=None)
 
 
 def rank_sentences(inp: GenerateInput, terms: list[str],
@@ -129,6 +162,8 @@ def rank_sentences(inp: GenerateInput, terms: list[str],
     wants_number = bool(_NUMERIC.search(inp["question"]))
     value = value_pattern(inp["question"])
     asked_periods = periods(inp["question"])
+    amounts = asked_amounts(inp["question"])
+    tightest = _tightest_band(amounts, passages)
     old = superseded(passages)
     for n, p in enumerate(passages, start=1):
         frame_terms = terms_of(frame(p), terms, alternatives)
@@ -145,7 +180,10 @@ def rank_sentences(inp: GenerateInput, terms: list[str],
                      + 0.3 * weighted_share(terms, idf, st | frame_terms)
                      + 0.4 * fit[n - 1] + (0.15 if wants_number and _DIGIT.search(s) else 0)
                      + (VALUE_BONUS if value is not None and value.search(s) else 0)
-                     + PERIOD_WEIGHT * period_fit(asked_periods, s, frame(p)) + version)
+                     + PERIOD_WEIGHT * period_fit(asked_periods, s, frame(p)) + version
+                     - (POINTER_PENALTY if is_pointer(s) else 0.0)
+                     + (BAND_BONUS if tightest is not None
+                        and covering_floor(amounts, s) == tightest else 0.0))
             candidates.append((score, n, s, st))
     candidates.sort(key=lambda c: (-c[0], c[1]))
     return candidates, fit

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from agent.offline.pointers import pointed_documents
 from agent.offline.versions import superseded
 from agent.state import Passage, Sentence
 from agent.text import LIST_ITEM, Alternatives, idf_weights, terms_of, weighted_share
@@ -64,6 +65,13 @@ def procedure(terms: list[str], passages: list[Passage],
             - (SUPERSEDED_PENALTY if p["doc_id"] in old else 0.0)
             for held, p in zip(sets, passages, strict=True)]
     best_doc = passages[max(range(n), key=lambda i: (fits[i], -i))]["doc_id"]
+    # "具体步骤见《…》手册": the steps are in the document the best one points to, when that
+    # document is in the pool, is about the question and lists steps.
+    for d in pointed_documents(passages, best_doc):
+        if any(p["doc_id"] == d and sets[i] & set(terms)
+               and len(list_items(p["text"])) >= MIN_ITEMS for i, p in enumerate(passages)):
+            best_doc = d
+            break
     scored = []
     for i, p in enumerate(passages):
         items = list_items(p["text"])

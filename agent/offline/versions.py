@@ -53,7 +53,7 @@ def _statements(text: str, pattern: re.Pattern[str]) -> list[str]:
     return out
 
 
-def _names(statement: str, title: str) -> bool:
+def names_document(statement: str, title: str) -> bool:
     """Whether ``statement`` names the document called ``title``: the whole title, or most
     of its words, and no period the title does not have (a statement about "the 2023
     edition" does not name the 2024 one)."""
@@ -77,12 +77,12 @@ def superseded(passages: list[Passage]) -> set[str]:
     for p in passages:
         for statement in _statements(p["text"], _REPLACES):
             if _REPLACED_BY.search(statement):
-                newer = [d for d, t in titles.items() if d != p["doc_id"] and _names(statement, t)]
-                for d in newer:
-                    old_by.setdefault(p["doc_id"], set()).add(d)
+                old_by.setdefault(p["doc_id"], set()).update(
+                    d for d, t in titles.items()
+                    if d != p["doc_id"] and names_document(statement, t))
                 continue
             for d, t in titles.items():
-                if d != p["doc_id"] and _names(statement, t):
+                if d != p["doc_id"] and names_document(statement, t):
                     old_by.setdefault(d, set()).add(p["doc_id"])
     return {d for d, newer in old_by.items()
             if any(d not in old_by.get(n, set()) for n in newer)}

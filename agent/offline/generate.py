@@ -27,7 +27,7 @@ from agent.offline.ranking import (
     translated,
 )
 from agent.offline.route import is_chitchat, is_comparison
-from agent.offline.steps import procedure
+from agent.offline.steps import procedure, summary
 from agent.offline.versions import superseded
 from agent.state import Draft, GenerateInput, Passage, Sentence
 from agent.text import content_terms, join_sentences, norm, terms_of, weighted_share
@@ -82,7 +82,9 @@ def generate(inp: GenerateInput) -> Draft:
     parts = _answer_parts(inp, all_terms)
     if not parts and is_procedural(inp["question"]):
         steps = _procedure(inp, terms)
-        sentences = [*_leads(inp), *steps] if steps else _quote(
+        # The direct answer first: long steps open with their leads on one line.
+        brief = summary(steps, lang) if steps else None
+        sentences = [*_leads(inp), *([brief] if brief else []), *steps] if steps else _quote(
             inp, _steps(candidates, fit))
     else:
         frames = {n: terms_of(frame(p), all_terms, translated(inp))

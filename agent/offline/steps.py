@@ -91,3 +91,28 @@ def procedure(terms: list[str], passages: list[Passage],
         out.append(Sentence(text=item, cites=[i + 1]))
         used += len(item)
     return out
+
+
+# A step's lead: its first words up to a colon ("检查淘汰策略：…", "Lock and wipe: …"),
+# short enough to name the step rather than explain it.
+_MARKER = re.compile(r"^\s*(?:\d{1,2}[.)]\s+|\d{1,2}、\s*|[（(]\d{1,2}[)）]\s*|[-*•·]\s+)")
+_LEAD = re.compile(r"^(?P<lead>[^:：。.;；]{2,40}?)\s*[:：]\s*\S")
+# Steps longer than this together get a one-line summary of their leads first, so that the
+# direct answer is within the first 200 characters.
+SUMMARY_AFTER = 200
+
+
+def summary(steps: list[Sentence], language: str) -> Sentence | None:
+    """The steps' leads on one line, in order ("检查淘汰策略；清理大 key；扩容"), citing
+    the steps' passage, when every step has one and the steps run long; else ``None``."""
+    if len(steps) < MIN_ITEMS or sum(len(s["text"]) for s in steps) <= SUMMARY_AFTER:
+        return None
+    leads = []
+    for s in steps:
+        m = _LEAD.match(_MARKER.sub("", s["text"], count=1))
+        if m is None:
+            return None
+        leads.append(m.group("lead").strip())
+    text = ("；" if language == "zh" else "; ").join(leads)
+    cites = list(dict.fromkeys(n for s in steps for n in s["cites"]))
+    return Sentence(text=text, cites=cites)

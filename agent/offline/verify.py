@@ -2,17 +2,30 @@
 
 from __future__ import annotations
 
+import re
+
 from agent.offline.layout import readable
 from agent.state import Verdict, VerifyInput
 from agent.text import content_terms, ngram_containment, strip_citations, term_hits
 
 # Extractive sentences score 1.0; light edits (punctuation, a joined clause) stay above this.
 MIN_SUPPORT = 0.75
+# A line of pieces joined by semicolons (steps' leads in one line): each piece is checked.
+_PIECES = re.compile(r"[；;]\s*")
 
 
 def support(sentence: str, source: str) -> float:
-    """How much of ``sentence`` ``source`` contains: topic terms and character bigrams."""
+    """How much of ``sentence`` ``source`` contains: topic terms and character bigrams; a
+    line of semicolon-joined pieces is as supported as its least supported piece."""
     claim = strip_citations(sentence)
+    pieces = [p for p in _PIECES.split(claim) if p.strip()]
+    whole = _support(claim, source)
+    if len(pieces) > 1:
+        return max(whole, min(_support(p, source) for p in pieces))
+    return whole
+
+
+def _support(claim: str, source: str) -> float:
     source = source.replace("**", "").replace("__", "")  # as split_sentences drops them
     terms = content_terms(claim)
     term_share = len(term_hits(terms, source)) / len(terms) if terms else 1.0

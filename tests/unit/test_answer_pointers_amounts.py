@@ -73,3 +73,21 @@ def test_command_lines_are_code_and_prose_about_flags_is_not() -> None:
     assert _is_code("svc -v status")
     assert not _is_code("Run the restore with the --dry-run flag first.")
     assert not _is_code("Backups run nightly at 02:00.")
+
+
+def test_long_steps_open_with_their_leads_on_one_line_then_every_step_in_order() -> None:
+    text = ("## 处理步骤\n"
+            "1. **确认告警来源**：登录监控平台，查看最近 30 分钟内触发告警的主机列表和级别，"
+            "并与值班群里的告警记录逐条核对。\n"
+            "2. **隔离故障节点**：在负载均衡控制台把出错的节点摘除，避免用户请求继续落到它上面。\n"
+            "3. **收集现场日志**：把应用日志、系统日志和磁盘使用明细打包上传到工单，"
+            "注明发生时间、影响范围和已做操作。\n"
+            "4. **恢复并观察**：重启服务后把节点加回负载均衡，持续观察十五分钟确认指标回落。\n"
+            "5. **复盘改进**：在三个工作日内提交复盘报告，列出根因、改进项和每一项的负责人。")
+    draft = ask("磁盘告警怎么处理？", [doc(1, text, "磁盘告警处理手册")])
+    first = draft["sentences"][0]["text"]
+    assert first == "确认告警来源；隔离故障节点；收集现场日志；恢复并观察；复盘改进"
+    assert [s["text"][:2] for s in draft["sentences"][1:]] == ["1.", "2.", "3.", "4.", "5."]
+    assert E.verify({"question": "磁盘告警怎么处理？", "draft": draft,
+                     "passages": [doc(1, text, "磁盘告警处理手册")]})["supported"]
+    assert draft["text"].splitlines()[1].startswith("1.")

@@ -3,8 +3,8 @@
 "How many days of paid leave?": the handbook says 10, the HR FAQ says 12. Quoting the better
 scored one hides the conflict and may be the wrong one; the asker is better served by both,
 each with its citation, and a word that they disagree. Read from the sentences alone: two
-documents' best sentences hold the same question words and each a value of the kind asked,
-and the values differ.
+documents' best sentences hold the same question words and each a value of the kind the
+question asks for, and the values differ.
 """
 
 from __future__ import annotations
@@ -17,10 +17,6 @@ from agent.offline.ranking import Candidate
 from agent.offline.versions import periods
 from agent.state import Passage, Sentence
 
-# A value when the question does not say which kind: a number, with its unit if any.
-_ANY_VALUE = re.compile(
-    r"(?:CNY|RMB|USD|\$|¥)?\s*\d[\d,.]*\s*(?:%|％|元|天|周|个月|年|小时|分钟|days?|weeks?|"
-    r"months?|years?|hours?|minutes?|percent)?", re.I)
 # How close in score the second document's sentence must be to the best one (both answer
 # the question about equally well), and how far down the ranking it is looked for.
 MARGIN = 0.15
@@ -38,9 +34,11 @@ def disagreement(question: str, terms: list[str], candidates: list[Candidate],
     """A notice and the two sentences, each citing its passage, when the best sentence and
     one from another current document (not in ``old``, the superseded) answer the question
     with different values; ``None`` otherwise."""
-    if not candidates:
+    # Only a question that asks for a value ("how many", "几天", "what share") can be told
+    # two values: numbers in sentences answering "which city" are about something else.
+    pattern = value_pattern(question)
+    if not candidates or pattern is None:
         return None
-    pattern = value_pattern(question) or _ANY_VALUE
     best = candidates[0]
     first = _values(pattern, best[2])
     if not first:

@@ -131,3 +131,10 @@ def test_a_refusal_that_shows_what_was_found_cites_only_that() -> None:
     bare = ask("How many units did the gravel line sell in 2025?", far)
     assert bare["refused"]
     assert cite_documents(bare, far, "en")[1] == []
+
+
+def test_numbers_in_answers_to_a_question_that_asks_no_value_are_no_disagreement() -> None:
+    pool = [doc(1, "Mara Quill advised the mayor of Lisbon for 12 years.", "Mara Quill"),
+            doc(2, "Mara Quill advised the mayor of Porto for 3 years.", "Quill family", rank=1)]
+    draft = ask("Mara Quill advised the mayor of which city?", pool)
+    assert not any(s.get("note") for s in draft["sentences"])

@@ -59,8 +59,9 @@ def test_pointers_are_recognised_and_followed_to_a_document_in_the_pool() -> Non
 
 
 def test_a_procedure_comes_from_the_document_the_best_one_points_to() -> None:
-    policy = doc(1, "Lost badges must be reported the same day; the steps are in the Lost "
-                    "Badge Procedure, see the Lost Badge Procedure.\n- Badges are personal.\n"
+    policy = doc(1, "Lost badges must be reported on the day they go missing; the steps are "
+                    "in the Lost Badge Procedure, see the Lost Badge Procedure.\n"
+                    "- Badges are personal.\n"
                     "- Badges are not lent.", "Badge Policy")
     steps = doc(2, "1. Report the lost badge at the front desk.\n2. Pay the card fee.\n"
                    "3. Collect the new badge the next day.", "Lost Badge Procedure", rank=1)

@@ -63,9 +63,8 @@ def generate(inp: GenerateInput) -> Draft:
     terms = content_terms(u["query"])
     # A question that tells the bot what to do ("ignore previous instructions…") is not
     # one the documents answer; obeying it is what an injection wants.
-    if not passages or not terms or is_suspicious(inp["question"]):
-        return refusal(lang)
-    if not _supported(inp, terms):
+    if (not passages or not terms or is_suspicious(inp["question"])
+            or not _supported(inp, terms)):
         return refusal(lang)
     all_terms = list(dict.fromkeys(t for q in [u["query"], *inp["queries"]]
                                    for t in content_terms(q)))

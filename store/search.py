@@ -150,10 +150,12 @@ def select_terms(conn: psycopg.Connection[Any], terms: Sequence[str], *,
 def keyword_params(conn: psycopg.Connection[Any], terms: Sequence[str], *,
                    budget: int | None = KEYWORD_RANKED_ROWS) -> dict[str, Any]:
     """The keyword side's statement parameters for ``terms``: the selecting query, each
-    term's own query and its known document frequency (see :func:`select_terms`)."""
+    term's own query and its known document frequency (see :func:`select_terms`); with
+    ``budget`` None, every chunk holding a query term is ranked (no cap)."""
     chosen = select_terms(conn, terms, budget=budget)
     return {"tsq": chosen.match, "terms": [tsquery_text([t]) for t in terms],
-            "known_df": chosen.known_df, "ranked_cap": KEYWORD_RANKED_CAP}
+            "known_df": chosen.known_df,
+            "ranked_cap": KEYWORD_RANKED_CAP if budget is not None else None}  # NULL: no LIMIT
 
 
 def tsquery_text(terms: Sequence[str]) -> str:

@@ -25,8 +25,13 @@ demo: install
 test: install
 	$(BIN)/python -m pytest -q
 
+# The search databases (100k and 1M chunks) are loaded once, about 25 minutes on 2 cores,
+# and kept on the benchmark server ($RAGBOT_BENCH_HOME, default /tmp/ragbot-bench) for the
+# next run (--reuse).
 bench: install
-	$(BIN)/python -m bench.search_latency
+	$(BIN)/python -m bench.search_latency --sizes 100000,1000000 --vectors clustered \
+		--ef 40,100,200 --maintenance-work-mem 3GB --build-workers 2 --reuse
+	$(BIN)/python -m bench.keyword_plan --size 1000000 --vectors clustered
 	$(BIN)/python -m bench.ingest_throughput
 	$(BIN)/python -m bench.memory
 	$(BIN)/python -m bench.answer_latency

@@ -11,6 +11,7 @@ needs no network; it is the default.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Protocol, runtime_checkable
 
 from agent.offline.engine import OfflineEngine
@@ -26,6 +27,7 @@ from agent.state import (
     PlanInput,
     RouteDecision,
     RouteInput,
+    Sentence,
     TopicEvidence,
     Turn,
     Understanding,
@@ -34,7 +36,10 @@ from agent.state import (
     VerifyInput,
 )
 
-__all__ = ["Engine", "OfflineEngine"]
+__all__ = ["Engine", "OfflineEngine", "OnSentence"]
+
+# A sentence of the draft being written (its index, in order), not yet checked.
+OnSentence = Callable[[int, Sentence], None]
 
 
 @runtime_checkable
@@ -78,6 +83,17 @@ class Engine(Protocol):
         """An answer in the question's language citing passages as [n], or a refusal."""
         ...
 
+    def generate_streaming(self, inp: GenerateInput,
+                           on_sentence: OnSentence | None) -> Draft:
+        """``generate``, offering each sentence to ``on_sentence`` as soon as it is written
+        (an engine that writes the draft at once may offer none)."""
+        ...
+
     def verify(self, inp: VerifyInput) -> Verdict:
         """Is every sentence of the draft supported by a passage it cites?"""
+        ...
+
+    def rule_supports(self, sentence: Sentence, passages: list[Passage]) -> bool:
+        """Does the offline rule find ``sentence`` in a passage it cites? No model call:
+        what may be shown before the whole draft is verified."""
         ...

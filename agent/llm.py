@@ -23,7 +23,7 @@ from langchain_openai import ChatOpenAI
 from pydantic import BaseModel, SecretStr, ValidationError
 
 from agent import llm_prompts as prompts
-from agent.engine import Engine, OfflineEngine
+from agent.engine import Engine, OfflineEngine, OnSentence
 from agent.errors import AgentError
 from agent.llm_breaker import CircuitBreaker, CircuitOpenError
 from agent.llm_rules import one_vote_enough, planned_by_rule, routed_by_rule, understood_by_rule
@@ -39,6 +39,7 @@ from agent.llm_schemas import (
     merge_votes,
     parse_object,
     prompt_passages,
+    written_sentences,
 )
 from agent.offline.generate import refusal
 from agent.state import (
@@ -53,6 +54,7 @@ from agent.state import (
     PlanInput,
     RouteDecision,
     RouteInput,
+    Sentence,
     TopicEvidence,
     Turn,
     Understanding,
@@ -129,15 +131,17 @@ class LLMEngine:
     # ------------------------------------------------------------ plumbing
 
     def _ask(self, step: str, system: str, payload: dict[str, Any], reply_type: type[R],
-             convert: Callable[[R], T]) -> T:
-        """Call, parse, validate and convert; raise the last error after ``ATTEMPTS``."""
+             convert: Callable[[R], T], *,
+             on_text: Callable[[str], None] | None = None) -> T:
+        """Call, parse, validate and convert; raise the last error after ``ATTEMPTS``.
+        ``on_text``: stream the reply, passing it the text so far at each piece."""
         log = structlog.get_logger(__name__)
         user = json.dumps(payload, ensure_ascii=False)
         last: Exception | None = None
         for attempt in range(1, ATTEMPTS + 1):
             self._breaker.check()  # an endpoint known to be down is not retried either
             try:
-                message = self._call(system, user)
+                message = self._call(system, user, on_text)
                 return convert(reply_type.model_validate(parse_object(message.content)))
             except Exception as exc:  # any model failure must not break the turn
                 last = exc
@@ -146,9 +150,17 @@ class LLMEngine:
         assert last is not None
         raise last
 
-    def _call(self, system: str, user: str) -> Any:
+    def _call(self, system: str, user: str,
+              on_text: Callable[[str], None] | None = None) -> Any:
+        messages = [SystemMessage(system), HumanMessage(user)]
         try:
-            message = self._chat.invoke([SystemMessage(system), HumanMessage(user)])
+            if on_text is None:
+                message = self._chat.invoke(messages)
+            else:
+                message = None
+                for piece in self._chat.stream(messages):
+                    message = piece if message is None else message + piece
+                    on_text(str(message.content))
         except Exception as exc:
             self._breaker.record(exc)
             if isinstance(exc, openai.BadRequestError) and self._json_mode:
@@ -249,18 +261,36 @@ class LLMEngine:
         return self._with_fallback("evaluate", votes, lambda: self._fallback.evaluate(inp))
 
     def generate(self, inp: GenerateInput) -> Draft:
+        return self.generate_streaming(inp, None)
+
+    def generate_streaming(self, inp: GenerateInput,
+                           on_sentence: OnSentence | None) -> Draft:
+        """The reply is streamed; each sentence is offered as soon as it is written."""
         language = inp["understanding"]["language"]
         if inp["route"] == "direct_answer" or not inp["passages"]:
             return self._fallback.generate(inp)  # canned greeting, or nothing to cite
         payload = {"question": inp["question"], "language": language,
                    "queries": inp["queries"], "passages": prompt_passages(inp["passages"]),
                    "rejected": inp["rejected"]}
+        offered: list[Sentence] = []
+
+        def on_text(text: str) -> None:
+            assert on_sentence is not None
+            written = written_sentences(text, len(inp["passages"]))
+            for i in range(len(offered), len(written)):
+                offered.append(written[i])
+                on_sentence(i, written[i])
+
         return self._with_fallback(
             "generate",
             lambda: self._ask("generate", prompts.GENERATE, payload, GenerateReply,
                               lambda r: r.to_state(inp["passages"], language,
-                                                   refusal(language))),
+                                                   refusal(language)),
+                              on_text=on_text if on_sentence is not None else None),
             lambda: self._fallback.generate(inp))
+
+    def rule_supports(self, sentence: Sentence, passages: list[Passage]) -> bool:
+        return self._fallback.rule_supports(sentence, passages)
 
     def verify(self, inp: VerifyInput) -> Verdict:
         """The offline rule first: the sentences it finds in a cited passage stand; the

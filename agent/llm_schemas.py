@@ -11,7 +11,8 @@ import json
 import re
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+import pydantic_core
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agent.offline.generate import looks_like_instruction, render
 from agent.state import (
@@ -173,6 +174,46 @@ class _Sentence(_Reply):
     text: str = Field(min_length=1)
     cites: list[int] = []
 
+    def to_state(self, passages: int) -> Sentence:
+        """The sentence without ``[n]`` marks; its citations must exist, and text obeying a
+        document is rejected."""
+        text = re.sub(r"(?<!\s)\s*+\[\d++\]", "", self.text).strip()
+        if not self.cites or any(not 1 <= n <= passages for n in self.cites):
+            raise ReplyError("sentence without a valid citation")
+        if looks_like_instruction(text):
+            raise ReplyError("sentence repeats an instruction from a document")
+        return Sentence(text=text, cites=sorted(set(self.cites)))
+
+
+def written_sentences(content: str, passages: int) -> list[Sentence]:
+    """The answer sentences a generate reply being streamed has finished so far (the last
+    one of a partial reply may still grow). Stops at the first that breaks the rules: the
+    whole reply is validated again when it ends."""
+    text = _THINK.sub("", content)
+    start = text.find("{")
+    if start < 0:
+        return []
+    try:
+        data = pydantic_core.from_json(text[start:], allow_partial=True)
+    except ValueError:
+        return []
+    if not isinstance(data, dict) or data.get("refused") is not False:
+        return []
+    raw = data.get("sentences")
+    if not isinstance(raw, list):
+        return []
+    try:
+        json.loads(text[start:text.rfind("}") + 1])
+    except json.JSONDecodeError:
+        raw = raw[:-1]  # still being written
+    out: list[Sentence] = []
+    for item in raw:
+        try:
+            out.append(_Sentence.model_validate(item).to_state(passages))
+        except (ValidationError, ReplyError):
+            break
+    return out
+
 
 class GenerateReply(_Reply):
     refused: bool
@@ -182,14 +223,7 @@ class GenerateReply(_Reply):
         """Every sentence cites passages that exist; text obeying a document is rejected."""
         if self.refused or not self.sentences:
             return refusal
-        sentences: list[Sentence] = []
-        for s in self.sentences:
-            text = re.sub(r"(?<!\s)\s*+\[\d++\]", "", s.text).strip()
-            if not s.cites or any(not 1 <= n <= len(passages) for n in s.cites):
-                raise ReplyError("sentence without a valid citation")
-            if looks_like_instruction(text):
-                raise ReplyError("sentence repeats an instruction from a document")
-            sentences.append(Sentence(text=text, cites=sorted(set(s.cites))))
+        sentences = [s.to_state(len(passages)) for s in self.sentences]
         text = render(sentences, language)
         if not _in_language(text, language):
             raise ReplyError("answer not in the question's language")

@@ -50,6 +50,9 @@ class StageEvent:
     round: int | None
     max_rounds: int | None
     message: str
+    # The answer's sentences verified so far (cumulative, with [n] marks), when it grew:
+    # a surface may show it before the turn ends (``agent.nodes.answer_stream``).
+    answer: str = ""
 
 
 @dataclass

@@ -4,10 +4,14 @@ OpenAI-compatible server the tests use (a real HTTP server; no model, no network
     python -m bench.llm_calls                  # the sample questions on samples/kb
 
 The scripted model routes as the offline rule does, rewrites nothing, calls the first round's
-passages sufficient, and answers by quoting the opening sentence of its best passage
-(``--add-words`` adds a clause the passage does not hold, so the offline rule cannot find the
-sentence and verify asks the model). Reported per route: questions, calls per question (mean
-and most), and the calls by step.
+passages sufficient, and answers by quoting the opening sentences (up to three) of its best
+passage (``--add-words`` adds a clause the passage does not hold to the last one, so the
+offline rule cannot find that sentence and verify asks the model). Reported per route:
+questions, calls per question (mean and most), and the calls by step. The server streams
+its replies as a model writing (``--chars-per-s``, in 8-character pieces), and each answer's
+time to its first verified sentence (the first ``answer`` event a surface could show) is
+reported beside the time to the whole answer, median per route, for the answers that showed
+one before the end.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import argparse
 import json
 import re
 import statistics
+import time
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from pathlib import Path
@@ -51,6 +56,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     add_database_args(parser)
     parser.add_argument("--add-words", action="store_true",
                         help="the model adds words to what it quotes (verify asks the model)")
+    parser.add_argument("--chars-per-s", type=float, default=160.0,
+                        help="how fast the scripted model writes (default 160, about 40 "
+                        "tokens a second)")
     parser.add_argument("--home", type=Path, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     configure_logging("WARNING")
@@ -64,7 +72,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     url = fresh_database(admin, "llm_calls")
     fake = FakeOpenAI().start()
     fake.respond_with(lambda body: _reply(body, add_words=args.add_words))
+    fake.chunk_chars, fake.chunk_delay_s = 8, 8 / args.chars_per_s
     per_route: dict[str, list[int]] = defaultdict(list)
+    timing: dict[str, list[tuple[float, float]]] = defaultdict(list)  # (first, total) s
     steps: dict[str, Counter[str]] = defaultdict(Counter)
     try:
         pool = bench_pool(url, auto_prepare=True, max_size=4)
@@ -77,7 +87,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         for i, (text, follows) in enumerate(QUESTIONS):
             thread = thread if follows else f"calls:{i}"
             before = len(fake.requests)
-            result = agent.ask(Question(text=text, thread_id=thread, kb=KB))
+            shown: list[float] = []
+            started = time.perf_counter()
+            result = agent.ask(Question(text=text, thread_id=thread, kb=KB),
+                               on_stage=lambda e, shown=shown: e.answer and shown.append(
+                                   time.perf_counter()))
+            total = time.perf_counter() - started
+            if shown:
+                timing[result.route].append((shown[0] - started, total))
             made = [STEPS.get(r["messages"][0]["content"], "?") for r in fake.requests[before:]]
             per_route[result.route].append(len(made))
             steps[result.route].update(made)
@@ -90,7 +107,16 @@ def main(argv: Sequence[str] | None = None) -> int:
              ", ".join(f"{s} {n}" for s, n in sorted(steps[route].items()))]
             for route, calls in sorted(per_route.items())]
     print_table(["route", "questions", "calls/question", "most", "calls by step"], rows)
+    streamed = {r: {"answers": len(t),
+                    "first_sentence_s_p50": round(statistics.median(f for f, _ in t), 3),
+                    "total_s_p50": round(statistics.median(x for _, x in t), 3)}
+                for r, t in sorted(timing.items())}
+    print_table(["route", "answers shown early", "first verified sentence s (p50)",
+                 "whole answer s (p50)"],
+                [[r, v["answers"], v["first_sentence_s_p50"], v["total_s_p50"]]
+                 for r, v in streamed.items()])
     result = {"add_words": args.add_words, "questions": len(QUESTIONS),
+              "chars_per_s": args.chars_per_s, "streamed": streamed,
               "routes": {r: {"questions": len(c), "calls_mean": round(statistics.mean(c), 2),
                              "calls_max": max(c), "steps": dict(steps[r])}
                          for r, c in per_route.items()}}
@@ -123,11 +149,13 @@ def _reply(body: dict[str, Any], *, add_words: bool) -> dict[str, Any]:  # noqa:
         chinese = bool(_CJK.search(payload["question"]))
         best = next((p for p in payload["passages"] if bool(_CJK.search(p["text"])) == chinese),
                     payload["passages"][0])
-        sentence = re.split(r"(?<=[。.!?！？])\s*", best["text"].strip())[0][:200]
-        if add_words:
-            sentence += ("，通常在两个工作日内由部门经理确认完成。" if chinese
-                         else " Usually a department manager confirms within two working days.")
-        return {"refused": False, "sentences": [{"text": sentence, "cites": [best["n"]]}]}
+        quoted = [q[:200] for q in re.split(r"(?<=[。.!?！？])\s*", best["text"].strip())
+                  if q.strip()][:3]
+        if add_words:  # the last sentence says more than its passage
+            quoted[-1] += ("，通常在两个工作日内由部门经理确认完成。" if chinese
+                           else " Usually a department manager confirms within two working days.")
+        return {"refused": False,
+                "sentences": [{"text": q, "cites": [best["n"]]} for q in quoted]}
     if step == "verify":
         return {"supported": True, "reason": "scripted"}
     return {}

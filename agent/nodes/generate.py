@@ -8,6 +8,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from agent.context import RunContext
+from agent.nodes.answer_stream import VerifiedPrefix
 from agent.nodes.evaluate import chain_doc_ids
 from agent.nodes.stages import emit
 from agent.state import GenerateInput, GraphState, Passage
@@ -46,11 +47,16 @@ def generate(state: GraphState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     pool = context_pool(list(state.get("passages") or []), ctx.config.context_tokens, chain)
     # The first sub-question is the question itself (plus synonyms): not an extra query.
     queries = [s["query"] for s in state.get("searches") or [] if s["id"] not in ("q1", "raw")]
-    draft = ctx.engine.generate(GenerateInput(
+    inp = GenerateInput(
         question=state["question"], understanding=u, route=state["decision"]["route"],
         queries=[u["query"], *[q for q in queries if q != u["query"]]],
         passages=pool, attempt=attempts, rejected=list(state.get("rejected") or []),
-        chain=chain))
+        chain=chain)
+    # Only the first draft is shown as it is written: a second one follows a rejection and
+    # may not begin as the first did; verify shows it once it is judged.
+    shown = VerifiedPrefix(runtime, pool, u["language"])
+    draft = (ctx.engine.generate_streaming(inp, shown.offer)
+             if attempts == 0 and inp["route"] != "direct_answer" else ctx.engine.generate(inp))
     ctx.trace.record(
         "generate", started,
         {"attempt": attempts, "context_chunks": [p["chunk_id"] for p in pool],

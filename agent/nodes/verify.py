@@ -9,6 +9,7 @@ from langgraph.runtime import Runtime
 
 from agent import messages
 from agent.context import RunContext
+from agent.nodes.answer_stream import emit_answer
 from agent.nodes.stages import emit
 from agent.state import Draft, GraphState, Passage, VerifyInput
 
@@ -33,6 +34,8 @@ def verify(state: GraphState, runtime: Runtime[RunContext]) -> dict[str, Any]:
                                             passages=pool))
     attempts = int(state.get("attempts") or 0)
     update: dict[str, Any] = {"verdict": verdict}
+    if verdict["supported"] and not draft["refused"] and draft["sentences"]:
+        emit_answer(runtime, draft["sentences"], pool, lang)  # all of it is verified now
     if not verdict["supported"]:
         if attempts == 0:
             update.update(attempts=1, rejected=verdict["unsupported"])

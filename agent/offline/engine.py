@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from agent.offline import evaluate as _evaluate
 from agent.offline import generate as _generate
 from agent.offline import plan as _plan
@@ -21,6 +23,7 @@ from agent.state import (
     PlanInput,
     RouteDecision,
     RouteInput,
+    Sentence,
     TopicEvidence,
     Turn,
     Understanding,
@@ -58,5 +61,12 @@ class OfflineEngine:
     def generate(self, inp: GenerateInput) -> Draft:
         return _generate.generate(inp)
 
+    def generate_streaming(self, inp: GenerateInput,
+                           on_sentence: Callable[[int, Sentence], None] | None) -> Draft:
+        return self.generate(inp)  # extractive and at once: the verify node shows it
+
     def verify(self, inp: VerifyInput) -> Verdict:
         return _verify.verify(inp)
+
+    def rule_supports(self, sentence: Sentence, passages: list[Passage]) -> bool:
+        return _verify.sentence_supported(sentence, passages)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from agent.offline.layout import readable
-from agent.state import Verdict, VerifyInput
+from agent.state import Passage, Sentence, Verdict, VerifyInput
 from agent.text import content_terms, ngram_containment, strip_citations, term_hits
 
 # Extractive sentences score 1.0; light edits (punctuation, a joined clause) stay above this.
@@ -32,25 +32,26 @@ def _support(claim: str, source: str) -> float:
     return min(term_share, ngram_containment(claim, source))
 
 
+def sentence_supported(s: Sentence, passages: list[Passage]) -> bool:
+    """Is ``s`` found, nearly word for word, in a passage it cites?"""
+    if s.get("note"):
+        return True  # the bot's own words about the evidence, in the asker's language
+    if not content_terms(strip_citations(s["text"])) and len(s["text"]) <= 8 and s["cites"]:
+        return True  # "Yes." / "No.": the sentences after it carry the evidence
+    cited = [passages[n - 1] for n in s["cites"] if 1 <= n <= len(passages)]
+    if not cited:
+        return not s["cites"] and not passages
+    best = max(support(s["text"], p["title"] + "\n" + readable(p["text"])) for p in cited)
+    return best >= MIN_SUPPORT
+
+
 def verify(inp: VerifyInput) -> Verdict:
     draft = inp["draft"]
     if draft["refused"]:
         return Verdict(supported=True, unsupported=[], reason="refusal needs no support")
     passages = inp["passages"]
-    unsupported: list[str] = []
-    for s in draft["sentences"]:
-        if s.get("note"):
-            continue  # the bot's own words about the evidence, in the asker's language
-        if not content_terms(strip_citations(s["text"])) and len(s["text"]) <= 8 and s["cites"]:
-            continue  # "Yes." / "No.": the sentences after it carry the evidence
-        cited = [passages[n - 1] for n in s["cites"] if 1 <= n <= len(passages)]
-        if not cited:
-            if s["cites"] or passages:
-                unsupported.append(s["text"])
-            continue
-        best = max(support(s["text"], p["title"] + "\n" + readable(p["text"])) for p in cited)
-        if best < MIN_SUPPORT:
-            unsupported.append(s["text"])
+    unsupported = [s["text"] for s in draft["sentences"]
+                   if not sentence_supported(s, passages)]
     if unsupported:
         return Verdict(supported=False, unsupported=unsupported,
                        reason=f"{len(unsupported)} sentence(s) not found in the cited passages")

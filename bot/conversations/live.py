@@ -6,6 +6,12 @@ The agent's ``on_stage`` callback only records the latest stage and arms a timer
 agent never waits on the surface; the timer thread does the write when the thread's next
 slot comes (a timed wait, never a busy loop). Stages that arrive faster than the slots are
 coalesced: only the newest is shown.
+
+The verified answer so far (``answer``) travels the same way: at the next slot it opens the
+surface's answer stream or appends what it added; from then on stage lines are no longer
+shown, and ``finish`` closes the stream with the final message. Where the surface cannot
+stream, or a stream write fails, the answer waits for ``finish`` as before; so does an
+answer complete before the thread's next slot (one final message instead of three writes).
 """
 
 from __future__ import annotations
@@ -32,7 +38,7 @@ class LiveStatus:
     already posted, for a turn taken over after a restart)."""
 
     def __init__(self, surface: Surface[Any], pacer: Pacer, place: Place, *,
-                 ts: str | None = None) -> None:
+                 ts: str | None = None, asker: str = "") -> None:
         self._surface = surface
         self._pacer = pacer
         self.place = place
@@ -44,6 +50,11 @@ class LiveStatus:
         self._pending: str | None = None
         self._timer: threading.Timer | None = None
         self.updates = 0
+        self._asker = asker
+        self._answer: str | None = None  # the verified answer not yet shown
+        self._streamed = ""  # what the answer stream shows
+        self.stream_id: str | None = None
+        self._no_stream = False  # the surface cannot stream here, or a write failed
 
     def post(self, line: str) -> str | None:
         """Show the first status line (or reuse the message adopted at construction)."""
@@ -61,27 +72,66 @@ class LiveStatus:
             if self._stop.is_set():
                 return
             self._pending = line
-            if self._timer is None:
-                self._timer = threading.Timer(self._pacer.wait_hint(self._key), self._flush)
-                self._timer.daemon = True
-                self._timer.start()
+            self._arm()
+
+    def answer(self, text: str) -> None:
+        """Record the verified answer so far (cumulative); streamed at the next slot."""
+        with self._lock:
+            if self._stop.is_set() or self._no_stream:
+                return
+            self._answer = text
+            self._arm()
+
+    def _arm(self) -> None:
+        if self._timer is None:
+            self._timer = threading.Timer(self._pacer.wait_hint(self._key), self._flush)
+            self._timer.daemon = True
+            self._timer.start()
 
     def _flush(self) -> None:
         with self._io:
             with self._lock:
                 self._timer = None
-                if self._stop.is_set() or self._pending is None or self.ts is None:
+                if (self._stop.is_set() or self.ts is None
+                        or (self._pending is None and self._answer is None)):
                     return
             self._stop.wait(self._pacer.reserve(self._key))
             with self._lock:
-                if self._stop.is_set() or self._pending is None:
+                if self._stop.is_set():
                     return
+                answer, self._answer = self._answer, None
                 line, self._pending = self._pending, None
+            if answer is not None:
+                self._stream(answer)
+                if self.stream_id is not None:
+                    return  # the answer shows now: stage lines are over
+            if line is None:
+                return
             try:
                 self._surface.update(self.place, self.ts, self._surface.status_message(line))
                 self.updates += 1
             except SurfaceError as exc:  # a lost stage line is harmless; keep answering
                 log.warning("status_update_failed", error=exc.code)
+
+    def _stream(self, text: str) -> None:
+        """Open the answer stream with ``text`` or append what it adds (a text that does
+        not extend what is shown, a rewritten draft, waits for ``finish``)."""
+        try:
+            if self.stream_id is None:
+                self.stream_id = self._surface.open_answer_stream(self.place, self._asker,
+                                                                  self.ts, text)
+                if self.stream_id is None:
+                    self._no_stream = True
+                    return
+            elif text.startswith(self._streamed) and text != self._streamed:
+                self._surface.append_answer_stream(self.place, self.stream_id, text,
+                                                   text[len(self._streamed):])
+            else:
+                return
+            self._streamed = text
+        except SurfaceError as exc:
+            log.warning("answer_stream_failed", error=exc.code, opened=self.stream_id is not None)
+            self._no_stream = True
 
     def finish(self, messages: Sequence[Any]) -> list[str]:
         """Turn the status message into the first message; post the rest in the thread.
@@ -93,9 +143,17 @@ class LiveStatus:
                 self._timer = None
         out: list[str] = []
         with self._io:
+            if self.stream_id is not None and messages:
+                time.sleep(self._pacer.reserve(self._key))
+                try:
+                    out.append(self._surface.close_answer_stream(self.place, self.stream_id,
+                                                                 self.ts, messages[0]))
+                    messages = messages[1:]
+                except SurfaceError as exc:  # the final message goes out as without a stream
+                    log.warning("answer_stream_close_failed", error=exc.code)
             for i, msg in enumerate(messages):
                 time.sleep(self._pacer.reserve(self._key))
-                if i == 0 and self.ts is not None:
+                if i == 0 and self.ts is not None and not out:
                     try:
                         self._surface.update(self.place, self.ts, msg)
                         out.append(self.ts)

@@ -15,6 +15,12 @@ updated at each stage, and finally updated to the first answer message; the othe
 posted after it. A surface that streams (Teams in 1:1 chats) maps these onto its stream:
 the first status post opens it, status updates are informative updates, the update to an
 answer message ends it; its message type tells which is which.
+
+The answer itself may stream too, sentence by sentence as the agent verifies it: the core
+opens an answer stream with the first verified text, appends each verified sentence, and
+closes it with the final answer message (``*_answer_stream``). A surface or conversation
+that cannot stream answers ``None`` when asked to open one, and the final message then
+replaces the status as before.
 """
 
 from __future__ import annotations
@@ -85,6 +91,26 @@ class Surface(Protocol[Msg]):
     def update(self, place: Place, message_id: str, message: Msg) -> None:
         """Replace the message ``message_id`` with ``message``. Raises ``SurfaceError``
         when it cannot (deleted): the core then posts the message anew."""
+        ...
+
+    def open_answer_stream(self, place: Place, user: str, status_id: str | None,
+                           text: str) -> str | None:
+        """Start showing the answer with its first verified ``text`` (for ``user``, the
+        asker); the stream's message id, or None where this conversation cannot stream.
+        Raises ``SurfaceError`` when the stream could not be started."""
+        ...
+
+    def append_answer_stream(self, place: Place, stream_id: str, text: str,
+                             added: str) -> None:
+        """The verified answer grew to ``text`` (``added`` is the new end). Raises
+        ``SurfaceError`` on failure: the core then waits for the final message."""
+        ...
+
+    def close_answer_stream(self, place: Place, stream_id: str, status_id: str | None,
+                            message: Msg) -> str:
+        """End the stream as ``message`` (the final answer with its sources, in the
+        stream's message) and tidy the status message; the id of the message now showing
+        the answer. Raises ``SurfaceError`` when the stream cannot be ended."""
         ...
 
     def notify_user(self, place: Place, user: str, text: str) -> bool:

@@ -157,7 +157,10 @@ class TurnRunner:
                      asker_principals=acc.asker_principals)
 
         def on_stage(event: StageEvent) -> None:
-            status.stage(event.message)
+            if event.answer:
+                status.answer(event.answer)
+            else:
+                status.stage(event.message)
 
         with self.deps.pool.connection() as conn:
             expired = retention.take_expired_note(conn, turn.surface, turn.conversation,
@@ -222,7 +225,7 @@ class TurnRunner:
 
     def _status(self, turn: Turn) -> LiveStatus:
         return LiveStatus(self.deps.surface_for(turn.surface), self.deps.pacer, place_of(turn),
-                          ts=turn.status_id)
+                          ts=turn.status_id, asker=turn.asker)
 
 
 def render(surface: Surface[Any], result: AnswerResult, *, truncated: bool,

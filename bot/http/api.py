@@ -91,6 +91,8 @@ class QueryApi:
         loop = asyncio.get_running_loop()
 
         def on_stage(event: StageEvent) -> None:  # on the agent's thread
+            if event.answer:
+                return  # the answer comes whole, in its own event
             loop.call_soon_threadsafe(events.put_nowait, ("stage", {
                 "stage": event.stage, "round": event.round, "message": event.message}))
 

@@ -78,6 +78,46 @@ class SlackSurface:
         except SlackApiError as exc:
             raise SurfaceError(str(exc.response.get("error") or "slack_error")) from exc
 
+    def open_answer_stream(self, place: Place, user: str, status_id: str | None,
+                           text: str) -> str | None:
+        """A streaming message (``chat.startStream``) in the thread; Slack streams only
+        into threads, and outside a DM it needs the asker and the team."""
+        if not place.thread:
+            return None
+        try:
+            resp = self.client.chat_startStream(
+                channel=place.conversation, thread_ts=place.thread,
+                markdown_text=blocks.escape(text), recipient_user_id=user or None,
+                recipient_team_id=place.workspace or None)
+        except SlackApiError as exc:
+            raise SurfaceError(str(exc.response.get("error") or "slack_error")) from exc
+        return str(resp["ts"])
+
+    def append_answer_stream(self, place: Place, stream_id: str, text: str,
+                             added: str) -> None:
+        try:
+            self.client.chat_appendStream(channel=place.conversation, ts=stream_id,
+                                          markdown_text=blocks.escape(added))
+        except SlackApiError as exc:
+            raise SurfaceError(str(exc.response.get("error") or "slack_error")) from exc
+
+    def close_answer_stream(self, place: Place, stream_id: str, status_id: str | None,
+                            message: blocks.Message) -> str:
+        """``chat.stopStream``, then the streamed message becomes the answer message with
+        its sources (the same blocks as without a stream); the status message goes."""
+        try:
+            self.client.chat_stopStream(channel=place.conversation, ts=stream_id)
+        except SlackApiError as exc:
+            raise SurfaceError(str(exc.response.get("error") or "slack_error")) from exc
+        self.update(place, stream_id, message)
+        if status_id is not None:
+            try:
+                self.client.chat_delete(channel=place.conversation, ts=status_id)
+            except SlackApiError as exc:  # not ours to delete any more: point to the answer
+                log.info("status_delete_failed", error=exc.response.get("error"))
+                self.update(place, status_id, blocks.status_message("↓"))
+        return stream_id
+
     def notify_user(self, place: Place, user: str, text: str) -> bool:
         """An ephemeral message that only ``user`` sees (in the thread, if any); where
         Slack refuses it (a DM the bot is not in), the slash command's response URL

@@ -130,6 +130,17 @@ def informative(text: str, sequence: int, stream_id: str | None) -> dict[str, An
     return _dump(update.add_stream_update(sequence))
 
 
+def streaming(text: str, sequence: int, stream_id: str) -> dict[str, Any]:
+    """A 1:1 streaming update with the answer's text so far (``streamType: streaming``),
+    escaped as the final answer is."""
+    from microsoft_teams.api.activities import TypingActivityInput
+    from microsoft_teams.api.models import ChannelData
+
+    update = TypingActivityInput().with_text(escape(text)).with_channel_data(
+        ChannelData(stream_type="streaming")).with_id(stream_id)
+    return _dump(update.add_stream_update(sequence))
+
+
 def stream_final(activity: dict[str, Any], stream_id: str) -> dict[str, Any]:
     """``activity`` (a message) as the final message of stream ``stream_id``."""
     entities = [e for e in activity.get("entities") or [] if e.get("type") != "streaminfo"]

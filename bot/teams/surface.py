@@ -5,6 +5,8 @@ How a turn shows, by chat (``Place.address["chat"]``):
 - ``personal`` (1:1): Teams' streaming. The core's status post opens the stream (an
   informative update), status updates are further informative updates, and the update to
   the answer is the stream's final message, which keeps the stream's id.
+  The answer's verified sentences join that stream as streaming updates (the text so far)
+  before the final message.
 - ``channel`` and ``groupChat``: a status message replying in the chain, edited per stage
   and finally into the answer. Teams refuses streaming there, so it is never used.
 The core paces every write per thread, across processes, so nothing here throttles.
@@ -120,6 +122,28 @@ class TeamsSurface:
             self.connector.update(service, target(place), message_id, message.activity)
         except ConnectorError as exc:
             raise SurfaceError(f"teams_{exc.status or 'error'}") from exc
+
+    def open_answer_stream(self, place: Place, user: str, status_id: str | None,
+                           text: str) -> str | None:
+        """The 1:1 stream the status post opened; channels and group chats cannot stream."""
+        if not _streams(place) or status_id is None:
+            return None
+        self.append_answer_stream(place, status_id, text, text)
+        return status_id
+
+    def append_answer_stream(self, place: Place, stream_id: str, text: str,
+                             added: str) -> None:
+        """Each streaming update carries the whole text so far, as Teams expects."""
+        try:
+            self.connector.create(_service(place), target(place),
+                                  render.streaming(text, _sequence(), stream_id))
+        except ConnectorError as exc:
+            raise SurfaceError(f"teams_{exc.status or 'error'}") from exc
+
+    def close_answer_stream(self, place: Place, stream_id: str, status_id: str | None,
+                            message: TeamsMessage) -> str:
+        self.update(place, stream_id, message)  # the stream's final message
+        return stream_id
 
     def notify_user(self, place: Place, user: str, text: str) -> bool:
         """In the 1:1 chat with ``user``: this one when it is theirs, else one opened

@@ -307,3 +307,34 @@ def test_a_reindex_asked_in_chinese_reports_in_chinese(kb_pool) -> None:  # type
     with kb_pool.connection() as conn:
         (args,), = conn.execute("SELECT args FROM procrastinate_jobs").fetchall()
     assert args["lang"] == "zh"
+
+
+def test_an_answer_streams_into_its_own_message_and_the_status_goes(kb_pool, agent) -> None:  # type: ignore[no-untyped-def]
+    surface = FakeSurface(streams=True)
+    deps = _deps(kb_pool, surface, agent)
+    q = _inbound(surface, "By when must bisque ware be dropped off?")
+    turn = _run(deps, q)
+    assert turn.state == "done"
+    [(stream_id, texts_shown)] = surface.streamed.items()
+    final = surface.messages[stream_id]
+    assert final.kind == "answer"
+    assert "Wednesday" in final.text
+    assert final.result is not None
+    # every text streamed was the verified answer so far, a prefix of the final one
+    assert all(final.result.text.startswith(t) for t in texts_shown)
+    assert turn.status_id not in surface.messages  # the status message was removed
+    with kb_pool.connection() as conn:  # a vote on the streamed message finds the turn
+        assert journal.trace_for_message(conn, surface.name, "room-1", stream_id) is not None
+
+
+def test_an_answer_whose_stream_fails_replaces_the_status_as_before(kb_pool, agent) -> None:  # type: ignore[no-untyped-def]
+    surface = FakeSurface(streams=True)
+    surface.fail_streams = True
+    deps = _deps(kb_pool, surface, agent)
+    q = _inbound(surface, "By when must bisque ware be dropped off?")
+    turn = _run(deps, q)
+    assert surface.streamed == {}
+    answers = surface.shown("answer")
+    assert len(answers) == 1
+    assert "Wednesday" in answers[0].text
+    assert surface.writes_in(q.place.thread_key)[-1].message_id == turn.status_id

@@ -7,6 +7,7 @@ graph; only the model is a local OpenAI-compatible server answering each step's 
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -160,3 +161,42 @@ def test_a_simple_first_question_costs_one_vote_and_the_answer(
     # understood, routed and planned by the rule; the rule verifies the quoted sentence
     assert [names.get(r["messages"][0]["content"]) for r in fake_openai.requests] == [
         "EVALUATE", "GENERATE"]
+
+
+INVENTED = "通常由值班工程师在十分钟之内处理完毕，并且无需任何人审批确认。"
+
+
+def test_the_answer_streams_sentence_by_sentence_and_never_shows_an_unchecked_one(
+        kb_pool: ConnectionPool, embedder: Any, fake_openai: FakeOpenAI) -> None:
+    drafts: list[list[str]] = []
+
+    def model(body: dict[str, Any]) -> ScriptItem:
+        system = body["messages"][0]["content"]
+        if system == prompts.GENERATE:
+            reply = _quote_best(body)
+            assert isinstance(reply, dict)
+            sentences = reply["sentences"]
+            if not drafts:  # the first draft adds a sentence no passage holds
+                sentences = [*sentences, {"text": INVENTED, "cites": sentences[0]["cites"]}]
+            drafts.append([s["text"] for s in sentences])
+            return {"refused": False, "sentences": sentences}
+        if system == prompts.VERIFY:
+            return {"supported": False, "unsupported": [INVENTED]}
+        return _quote_best(body)
+
+    fake_openai.respond_with(model)
+    fake_openai.chunk_chars, fake_openai.chunk_delay_s = 6, 0.03  # a model writing
+    shown: list[tuple[float, str]] = []
+    agent = llm_agent(kb_pool, embedder, fake_openai)
+    result = agent.ask(Question(text="Redis 内存满了应该怎么处理", thread_id="t-llm-4",
+                                kb="samples"),
+                       on_stage=lambda e: e.answer and shown.append((time.monotonic(), e.answer)))
+    ended = time.monotonic()
+    assert len(drafts) == 2  # the rejected draft was written again without the sentence
+    assert all(INVENTED not in text for _, text in shown)
+    first = shown[0][1]
+    assert first == drafts[0][0] + "[1]"  # the quoted sentence, its document numbered
+    assert ended - shown[0][0] > 0.5  # shown while the rest of the draft was being written
+    assert result.text == shown[-1][1]
+    generate = [r for r in fake_openai.requests if r["messages"][0]["content"] == prompts.GENERATE]
+    assert [bool(r.get("stream")) for r in generate] == [True, False]

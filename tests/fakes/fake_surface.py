@@ -29,7 +29,7 @@ class FakeMessage:
 
 @dataclass
 class Write:
-    op: str  # "post" or "update"
+    op: str  # "post", "update" or "append" (to an answer stream)
     place: Place
     message_id: str
     message: FakeMessage
@@ -42,7 +42,7 @@ class FakeSurface:
 
     def __init__(self, name: str = "fake", *, kinds: dict[str, ConversationKind] | None = None,
                  admins: Sequence[str] = (), groups: dict[str, tuple[str, ...]] | None = None,
-                 answer_limit: int = 400) -> None:
+                 answer_limit: int = 400, streams: bool = False) -> None:
         self.name = name
         self.kinds = dict(kinds or {})
         self.admins = set(admins)
@@ -54,6 +54,9 @@ class FakeSurface:
         self.notes: list[tuple[Place, str, str]] = []  # (place, user, text)
         self.busy: list[tuple[Place, str]] = []
         self.deleted: set[str] = set()  # message ids someone deleted: updates fail
+        self.streams = streams  # whether answers may stream (else open answers None)
+        self.streamed: dict[str, list[str]] = {}  # stream id -> each text it showed
+        self.fail_streams = False  # opening a stream fails (the service refuses it)
         self._ids = itertools.count(1)
 
     # rendering
@@ -89,6 +92,34 @@ class FakeSurface:
                 raise SurfaceError("message_not_found")
             self.messages[message_id] = message
             self.writes.append(Write("update", place, message_id, message))
+
+    def open_answer_stream(self, place: Place, user: str, status_id: str | None,
+                           text: str) -> str | None:
+        if not self.streams:
+            return None
+        if self.fail_streams:
+            raise SurfaceError("streaming_failed")
+        message_id = self.post(place, FakeMessage("answer", text))
+        with self.lock:
+            self.streamed[message_id] = [text]
+        return message_id
+
+    def append_answer_stream(self, place: Place, stream_id: str, text: str,
+                             added: str) -> None:
+        with self.lock:
+            if stream_id not in self.streamed:
+                raise SurfaceError("stream_not_found")
+            self.streamed[stream_id].append(text)
+            self.messages[stream_id] = FakeMessage("answer", text)
+            self.writes.append(Write("append", place, stream_id, self.messages[stream_id]))
+
+    def close_answer_stream(self, place: Place, stream_id: str, status_id: str | None,
+                            message: FakeMessage) -> str:
+        self.update(place, stream_id, message)
+        if status_id is not None:
+            with self.lock:
+                self.messages.pop(status_id, None)  # the status message goes
+        return stream_id
 
     def notify_user(self, place: Place, user: str, text: str) -> bool:
         with self.lock:

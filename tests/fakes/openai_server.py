@@ -7,7 +7,9 @@ request serialization, HTTP status handling, timeouts and response parsing.
 Replies come from a queue (``script``) or, when the queue is empty, from a function of the
 request body (``respond_with``). A reply can be plain content, a JSON object (serialized as
 the message content), malformed content, an HTTP error, or a delay past the client timeout.
-Every request body is recorded in ``requests``.
+Every request body is recorded in ``requests``. A request with ``"stream": true`` is
+answered as server-sent events, the content in ``chunk_chars`` pieces ``chunk_delay_s``
+apart, as a model writing its reply.
 """
 
 from __future__ import annotations
@@ -60,6 +62,15 @@ def _as_reply(item: ScriptItem) -> Reply:
     return Reply(content=item)
 
 
+def chunk(content: str | None, model: str, *, finish: bool = False) -> dict[str, Any]:
+    """One server-sent event of a streamed completion (``chat.completion.chunk``)."""
+    delta: dict[str, Any] = {} if finish else {"role": "assistant", "content": content}
+    return {"id": "chatcmpl-fake-stream", "object": "chat.completion.chunk",
+            "created": int(time.time()), "model": model,
+            "choices": [{"index": 0, "delta": delta, "logprobs": None,
+                         "finish_reason": "stop" if finish else None}]}
+
+
 def completion(content: str, model: str) -> dict[str, Any]:
     """The response object of ``POST /chat/completions`` (non-streaming)."""
     return {
@@ -88,6 +99,8 @@ class FakeOpenAI:
         self._stop = threading.Event()
         self.requests: list[dict[str, Any]] = []
         self.unscripted = 0  # requests that found neither a queued reply nor a responder
+        self.chunk_chars = 24  # a streamed reply's piece size and the pause between pieces
+        self.chunk_delay_s = 0.0
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True,
@@ -160,9 +173,31 @@ class FakeOpenAI:
                     return
                 if reply.raw_body is not None:
                     self._send(reply.status, reply.raw_body)
+                elif body.get("stream") and reply.status == 200:
+                    self._stream(reply.content, str(body.get("model", "fake-model")))
                 else:
                     model = str(body.get("model", "fake-model"))
                     self._send(reply.status, json.dumps(completion(reply.content, model)))
+
+            def _stream(self, content: str, model: str) -> None:
+                step = max(1, fake.chunk_chars)
+                events = [chunk(content[i:i + step], model) for i in range(0, len(content), step)]
+                events.append(chunk(None, model, finish=True))
+                try:
+                    self.send_response(200)
+                    self.send_header("Content-Type", "text/event-stream")
+                    self.send_header("Connection", "close")
+                    self.end_headers()
+                    for i, event in enumerate(events):
+                        if i and fake.chunk_delay_s and fake._stop.wait(fake.chunk_delay_s):
+                            return
+                        self.wfile.write(f"data: {json.dumps(event)}\n\n".encode())
+                        self.wfile.flush()
+                    self.wfile.write(b"data: [DONE]\n\n")
+                    self.wfile.flush()
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+                self.close_connection = True
 
             def _send(self, status: int, text: str) -> None:
                 data = text.encode("utf-8")

@@ -131,6 +131,16 @@ class Bot:
 
         return _poll(done, self.fake, timeout)
 
+    def shown(self, channel: str, turn: Any) -> dict[str, Any] | None:
+        """The message showing ``turn``'s outcome: the first the journal records for it
+        (the streamed answer, or the status message that became the answer), else the
+        status message."""
+        from store import conversations as journal
+
+        with self.deps.pool.connection() as conn:
+            ids = journal.bot_messages_of_turn(conn, turn.id)
+        return self.fake.message(channel, ids[0] if ids else turn.status_id or "")
+
     def final_text(self, channel: str, thread_ts: str) -> str:
         return "\n".join(block_text(msg) for msg in self.answers(channel, thread_ts))
 

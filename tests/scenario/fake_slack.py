@@ -107,6 +107,9 @@ class FakeSlack:
             "chat.postMessage": self._post_message,
             "chat.update": self._update,
             "chat.delete": self._delete,
+            "chat.startStream": self._start_stream,
+            "chat.appendStream": self._append_stream,
+            "chat.stopStream": self._stop_stream,
             "chat.postEphemeral": self._post_ephemeral,
             "conversations.info": self._conversations_info,
             "users.info": self._users_info,
@@ -310,6 +313,47 @@ class FakeSlack:
             if self._messages.pop(key, None) is None:
                 return {"ok": False, "error": "message_not_found"}
         return {"ok": True, "channel": key[0], "ts": key[1]}
+
+    def _start_stream(self, body: dict[str, Any]) -> dict[str, Any]:
+        """A streaming message: only in a thread; outside a DM it names its recipient."""
+        channel = str(body.get("channel") or "")
+        if not channel:
+            return {"ok": False, "error": "channel_not_found"}
+        if not body.get("thread_ts"):
+            return {"ok": False, "error": "invalid_arguments"}
+        if not channel.startswith("D") and not (body.get("recipient_user_id")
+                                                and body.get("recipient_team_id")):
+            return {"ok": False, "error": "missing_recipient_user_id"}
+        ts = self._next_ts()
+        msg = {"type": "message", "channel": channel, "ts": ts, "user": self.bot_user_id,
+               "bot_id": self.bot_id, "text": body.get("markdown_text") or "", "blocks": [],
+               "thread_ts": body.get("thread_ts"), "updates": 0, "streaming": True}
+        with self._cond:
+            self._messages[(channel, ts)] = msg
+        return {"ok": True, "channel": channel, "ts": ts}
+
+    def _append_stream(self, body: dict[str, Any]) -> dict[str, Any]:
+        key = (str(body.get("channel") or ""), str(body.get("ts") or ""))
+        with self._cond:
+            msg = self._messages.get(key)
+            if msg is None:
+                return {"ok": False, "error": "message_not_found"}
+            if not msg.get("streaming"):
+                return {"ok": False, "error": "message_not_in_streaming_state"}
+            msg["text"] += body.get("markdown_text") or ""
+        return {"ok": True, "channel": key[0], "ts": key[1]}
+
+    def _stop_stream(self, body: dict[str, Any]) -> dict[str, Any]:
+        key = (str(body.get("channel") or ""), str(body.get("ts") or ""))
+        with self._cond:
+            msg = self._messages.get(key)
+            if msg is None:
+                return {"ok": False, "error": "message_not_found"}
+            if not msg.get("streaming"):
+                return {"ok": False, "error": "message_not_in_streaming_state"}
+            msg["streaming"] = False
+            msg["text"] += body.get("markdown_text") or ""
+        return {"ok": True, "channel": key[0], "ts": key[1], "message": dict(msg)}
 
     def _post_ephemeral(self, body: dict[str, Any]) -> dict[str, Any]:
         if not body.get("user"):

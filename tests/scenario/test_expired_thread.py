@@ -15,7 +15,7 @@ pytestmark = [pytest.mark.scenario, pytest.mark.db, pytest.mark.model]
 def _answer(bot: Bot, ts: str) -> str:
     turn = bot.wait_done(PUBLIC, ts)
     assert turn.state == "done"
-    msg = bot.fake.message(PUBLIC, turn.status_id)
+    msg = bot.shown(PUBLIC, turn)
     assert msg is not None
     return block_text(msg)
 

@@ -19,7 +19,7 @@ pytestmark = [pytest.mark.scenario, pytest.mark.db, pytest.mark.model]
 def _answer(bot: Bot, channel: str, ts: str) -> tuple[str, dict[str, Any]]:
     turn = bot.wait_done(channel, ts)
     assert turn.state == "done"
-    msg = bot.fake.message(channel, turn.status_id)
+    msg = bot.shown(channel, turn)
     assert msg is not None
     with bot.deps.pool.connection() as conn:
         latest = recent_traces(conn, turn.thread_key, limit=1)

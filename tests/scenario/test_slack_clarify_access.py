@@ -26,7 +26,7 @@ SALARY = "2027年调薪预算是多少？"
 
 def _shown(bot: Bot, channel: str, ts: str) -> dict[str, Any]:
     turn = bot.wait_done(channel, ts)
-    msg = bot.fake.message(channel, turn.status_id)
+    msg = bot.shown(channel, turn)
     assert msg is not None
     return msg
 

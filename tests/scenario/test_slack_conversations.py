@@ -17,7 +17,7 @@ pytestmark = [pytest.mark.scenario, pytest.mark.db, pytest.mark.model]
 def _answer(bot: Bot, channel: str, ts: str) -> str:
     turn = bot.wait_done(channel, ts)
     assert turn.state == "done"
-    msg = bot.fake.message(channel, turn.status_id)
+    msg = bot.shown(channel, turn)
     assert msg is not None
     return block_text(msg)
 
@@ -28,7 +28,7 @@ def test_mention_in_channel_is_answered_in_its_thread_with_citations(bot: Bot) -
     assert bot.sender.event(event).status == 200
     answer = _answer(bot, PUBLIC, event["ts"])
     posts = bot.fake.ok_calls("chat.postMessage")
-    assert len(posts) == 1  # the status message, which became the answer
+    assert len(posts) == 1  # the status message
     assert posts[0].body["thread_ts"] == event["ts"]
     assert posts[0].body["unfurl_links"] is False
     assert posts[0].body["unfurl_media"] is False
@@ -90,14 +90,50 @@ def test_status_message_comes_first_and_updates_at_most_once_a_second(make_bot) 
     sent_at = time.monotonic()
     delivered = bot.sender.event(event)
     turn = bot.wait_done(PUBLIC, event["ts"])
+    streamed = [*bot.fake.ok_calls("chat.startStream"), *bot.fake.ok_calls("chat.appendStream"),
+                *bot.fake.ok_calls("chat.stopStream")]
     writes = [c for c in bot.fake.ok_calls("chat.postMessage") + bot.fake.ok_calls("chat.update")
-              if c.body.get("ts", turn.status_id) == turn.status_id]
+              if c.body.get("ts", turn.status_id) == turn.status_id] + streamed
     writes.sort(key=lambda c: c.at)
     first = writes[0]
     assert first.method == "chat.postMessage"
     assert first.at - sent_at < 1.0  # the status message appears within a second
-    assert len(writes) >= 3  # status, at least one stage update, the answer
+    assert len(writes) >= 3  # status, at least one stage update, the answer's stream
     gaps = [b.at - a.at for a, b in itertools.pairwise(writes)]
     assert min(gaps) >= 1.0, gaps
     assert delivered.elapsed_s < 1.0
-    assert "Drift" in block_text(bot.fake.message(PUBLIC, turn.status_id) or {})
+    assert "Drift" in block_text(bot.shown(PUBLIC, turn) or {})
+
+
+def test_the_answer_streams_in_the_thread_and_the_status_message_goes(make_bot) -> None:  # type: ignore[no-untyped-def]
+    # verified sentences that arrive before the turn ends stream (an answer complete by the
+    # thread's next write slot goes out as one final message instead)
+    bot = make_bot(SlowStages(make_bot.real_agent(), delay_s=0.4))
+    event = bot.sender.mention(PUBLIC, "<@UBOT> How do I deploy to production?")
+    bot.sender.event(event)
+    turn = bot.wait_done(PUBLIC, event["ts"])
+    (start,) = bot.fake.ok_calls("chat.startStream")
+    assert start.body["thread_ts"] == event["ts"]
+    assert start.body["recipient_user_id"] == event["user"]
+    assert start.body["recipient_team_id"]
+    assert "Production Deploy Procedure" not in start.body["markdown_text"]  # sources last
+    shown = bot.shown(PUBLIC, turn)  # the journal's message of the turn: votes find it
+    assert shown is not None
+    assert shown["streaming"] is False  # the streamed message, stopped
+    (stop,) = bot.fake.ok_calls("chat.stopStream")
+    assert stop.body["ts"] == shown["ts"]
+    assert "Production Deploy Procedure" in block_text(shown)  # then the answer with sources
+    assert bot.fake.message(PUBLIC, turn.status_id) is None  # the status message was removed
+
+
+def test_an_answer_that_cannot_stream_replaces_the_status_message(make_bot) -> None:  # type: ignore[no-untyped-def]
+    bot = make_bot(SlowStages(make_bot.real_agent(), delay_s=0.4))
+    bot.fake.fail("chat.startStream", error="not_allowed")
+    event = bot.sender.mention(PUBLIC, "<@UBOT> How do I deploy to production?")
+    bot.sender.event(event)
+    turn = bot.wait_done(PUBLIC, event["ts"])
+    assert len(bot.fake.calls("chat.startStream")) == 1  # refused once, not tried again
+    assert bot.fake.ok_calls("chat.stopStream") == []
+    shown = bot.fake.message(PUBLIC, turn.status_id)
+    assert shown is not None
+    assert "Production Deploy Procedure" in block_text(shown)

@@ -21,7 +21,7 @@ def test_edits_are_not_parsed_and_sources_show_titles_not_paths(bot: Bot) -> Non
     updates = bot.fake.ok_calls("chat.update")
     assert updates
     assert {c.body.get("parse") for c in updates} == {"none"}
-    answer = block_text(bot.fake.message(PUBLIC, turn.status_id) or {})
+    answer = block_text(bot.shown(PUBLIC, turn) or {})
     assert "] Production Deploy Procedure" in answer
     assert ".md" not in answer
 
@@ -57,6 +57,6 @@ def test_database_error_while_failing_a_turn_still_marks_it_failed(
     bot.sender.event(event)
     turn = bot.wait_done(PUBLIC, event["ts"], timeout=30)
     assert turn.state == "failed"
-    apology = block_text(bot.fake.message(PUBLIC, turn.status_id) or {})
+    apology = block_text(bot.shown(PUBLIC, turn) or {})
     assert turn.trace_id in apology
     assert ExplodingAgent.SECRET not in apology

@@ -133,7 +133,7 @@ def test_long_message_is_cut_with_a_note(bot: Bot) -> None:
     turn = bot.wait_done(PUBLIC, event["ts"])
     assert len(turn.text) == 4000
     assert turn.truncated
-    answer = block_text(bot.fake.message(PUBLIC, turn.status_id) or {})
+    answer = block_text(bot.shown(PUBLIC, turn) or {})
     assert "4,000" in answer
 
 
@@ -147,7 +147,7 @@ def test_failure_shows_apology_with_trace_id_never_the_exception(make_bot) -> No
         bot.sender.event(event)
         turn = bot.wait_done(PUBLIC, event["ts"])
     assert turn.state == "failed"
-    shown = block_text(bot.fake.message(PUBLIC, turn.status_id) or {})
+    shown = block_text(bot.shown(PUBLIC, turn) or {})
     assert turn.trace_id
     assert turn.trace_id in shown
     assert "hunter2" not in shown
@@ -168,7 +168,7 @@ def test_rate_limited_post_is_retried_after_retry_after(bot: Bot) -> None:
     posts = bot.fake.calls("chat.postMessage")
     assert [c.status for c in posts] == [429, 200]
     assert posts[1].at - posts[0].at >= 1.0
-    assert "Drift" in block_text(bot.fake.message(PUBLIC, turn.status_id) or {})
+    assert "Drift" in block_text(bot.shown(PUBLIC, turn) or {})
 
 
 def _crash_midway(make_bot) -> tuple[Bot, BlockingAgent, dict]:  # type: ignore[no-untyped-def,type-arg]
@@ -193,7 +193,7 @@ def test_turn_cut_by_a_crash_is_answered_after_restart(make_bot) -> None:  # typ
         assert turn.owner == restarted.deps.instance_id
         # the same status message became the answer: still one message in the thread
         assert len(_bot_posts(restarted, event["ts"])) == 1
-        assert "Drift" in block_text(restarted.fake.message(PUBLIC, turn.status_id) or {})
+        assert "Drift" in block_text(restarted.shown(PUBLIC, turn) or {})
     finally:
         agent.release.set()
 
@@ -204,7 +204,7 @@ def test_turn_that_cannot_be_resumed_is_reported_with_its_trace_id(make_bot) -> 
         restarted = make_bot(max_attempts=1)  # already tried once: report, do not re-run
         turn = restarted.wait_done(PUBLIC, event["ts"], timeout=60)
         assert turn.state == "failed"
-        shown = block_text(restarted.fake.message(PUBLIC, turn.status_id) or {})
+        shown = block_text(restarted.shown(PUBLIC, turn) or {})
         assert "restarted" in shown
         assert turn.trace_id in shown
     finally:

@@ -102,7 +102,7 @@ def test_mention_over_socket_mode_is_acked_and_answered_in_its_thread(
     assert posts[0].body["thread_ts"] == ts
     assert posts[0].token == "xoxb-scenario"  # noqa: S105
     status = block_text(posts[0].body)
-    answer = block_text(socket_bot.fake.message(PUBLIC, turn.status_id) or {})
+    answer = block_text(socket_bot.shown(PUBLIC, turn) or {})
     assert status  # the "working on it" text, later replaced by the answer
     assert status != answer
     assert "Drift" in answer
@@ -129,4 +129,4 @@ def test_redelivered_envelope_with_the_same_event_id_is_answered_once(
     assert turn.state == "done"
     posts = socket_bot.fake.ok_calls("chat.postMessage")
     assert [p.body["thread_ts"] for p in posts] == [ts]
-    assert "Drift" in block_text(socket_bot.fake.message(PUBLIC, turn.status_id) or {})
+    assert "Drift" in block_text(socket_bot.shown(PUBLIC, turn) or {})

@@ -35,19 +35,21 @@ def test_question_is_answered_by_a_worker_process_with_paced_status(make_bot) ->
     turn = bot.wait_done(PUBLIC, event["ts"], timeout=120)
     assert turn.state == "done"
     assert turn.attempts == 1
-    (status,) = _bot_posts(bot, event["ts"])  # the status message became the answer
-    answer = block_text(bot.fake.message(PUBLIC, turn.status_id) or {})
+    (status,) = _bot_posts(bot, event["ts"])  # the status message; the answer streams
+    answer = block_text(bot.shown(PUBLIC, turn) or {})
     assert "Drift" in answer
+    streamed = [c.at for m in ("chat.startStream", "chat.stopStream")
+                for c in bot.fake.ok_calls(m)]
     writes = sorted([status.at] + [c.at for c in bot.fake.ok_calls("chat.update")  # type: ignore[attr-defined]
-                                   if c.body.get("ts") == turn.status_id])
-    assert len(writes) >= 2  # posted by this process, updated by the worker
+                                   if c.body.get("ts") == turn.status_id] + streamed)
+    assert len(writes) >= 2  # posted by this process, the answer streamed by the worker
     # one pacer across the processes: never two writes of the thread within the interval
     assert all(b - a >= 0.95 for a, b in itertools.pairwise(writes))
     with bot.deps.pool.connection() as conn:
         bot_messages = conn.execute(
             "SELECT turn_id FROM bot_messages WHERE surface = 'slack' AND conversation = %s "
             "AND message_id = %s",
-            [PUBLIC, turn.status_id]).fetchall()
+            [PUBLIC, (bot.shown(PUBLIC, turn) or {}).get("ts")]).fetchall()
     assert bot_messages == [(turn.id,)]  # recorded by the worker: reactions find the trace
 
 
@@ -62,8 +64,8 @@ def test_turn_whose_worker_is_killed_is_answered_by_a_new_worker(  # type: ignor
     assert turn.state == "done"
     assert turn.attempts == 2
     assert turn.owner == bot.deps.instance_id  # this process lived on and kept it
-    assert len(_bot_posts(bot, event["ts"])) == 1  # the same status message, now the answer
-    assert "Drift" in block_text(bot.fake.message(PUBLIC, turn.status_id) or {})
+    assert len(_bot_posts(bot, event["ts"])) == 1  # the same status message
+    assert "Drift" in block_text(bot.shown(PUBLIC, turn) or {})
     assert not pids_before & set(bot.deps.work.wait_ready())  # the dead worker was replaced
     # and the replacement answers the next question as usual
     again = bot.sender.mention(PUBLIC, "<@UBOT> How do I deploy to production?")
@@ -79,7 +81,7 @@ def test_turn_that_keeps_killing_its_worker_is_reported_with_its_trace_id(  # ty
     turn = bot.wait_done(PUBLIC, event["ts"], timeout=120)
     assert turn.state == "failed"
     assert turn.attempts == 2
-    shown = block_text(bot.fake.message(PUBLIC, turn.status_id) or {})
+    shown = block_text(bot.shown(PUBLIC, turn) or {})
     assert "restarted" in shown
     assert turn.trace_id in shown
     assert len(_bot_posts(bot, event["ts"])) == 1
@@ -90,7 +92,7 @@ def test_turn_that_keeps_killing_its_worker_is_reported_with_its_trace_id(  # ty
 
 
 def _apology_shown(bot: Bot, turn: journal.Turn) -> str:
-    shown = block_text(bot.fake.message(PUBLIC, turn.status_id or "") or {})
+    shown = block_text(bot.shown(PUBLIC, turn) or {})
     assert "Sorry, something went wrong" in shown
     assert turn.trace_id is not None
     assert turn.trace_id in shown

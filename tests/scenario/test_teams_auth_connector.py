@@ -142,3 +142,36 @@ def test_revoked_token_is_replaced_once(fake_issuer: FakeIssuer,
         c.create(fake_connector.service_url, "a:3", {"type": "message", "text": "2"})
     assert len(fake_connector.messages("a:3")) == 2
     assert len(fake_issuer.token_requests) == 2
+
+
+def test_a_personal_chats_answer_streams_into_its_progress_stream_channels_do_not(
+        fake_issuer: FakeIssuer, fake_connector: FakeConnector) -> None:
+    from agent.types import AnswerResult, Citation
+    from bot.conversations.model import Place
+    from bot.teams.surface import TeamsSurface
+
+    with httpx.Client() as http:
+        surface = TeamsSurface(_connector(fake_issuer, http, []))
+        chat = Place("teams", "tenant", "a:carol-1on1", "a:carol-1on1",
+                     {"serviceUrl": fake_connector.service_url, "chat": "personal"})
+        stream = surface.post(chat, surface.status_message("Searching…"))
+        assert surface.open_answer_stream(chat, "carol", stream, "Kilns fire on Thursdays.[1]"
+                                          ) == stream
+        surface.append_answer_stream(chat, stream, "Kilns fire on Thursdays.[1] Glaze <b>",
+                                     " Glaze <b>")
+        result = AnswerResult(text="Kilns fire on Thursdays.[1]", citations=[
+            Citation(n=1, doc_id="kiln", title="Kiln schedule", source="kb/kiln.md",
+                     chunk_ids=(1,))], refused=False, route="single_retrieval", rounds=1,
+            rewritten_query=None, trace_id="t", latency_ms=1.0)
+        final = surface.answer_messages(result, lang="en")[0]
+        assert surface.close_answer_stream(chat, stream, stream, final) == stream
+        channel = Place("teams", "tenant", "19:room@thread.tacv2", "1700000000000",
+                        {"serviceUrl": fake_connector.service_url, "chat": "channel"})
+        assert surface.open_answer_stream(channel, "carol", "m1", "Kilns.[1]") is None
+    updates = [r.body for r in fake_connector.requests("a:carol-1on1")]
+    streaming = [u for u in updates if u["channelData"].get("streamType") == "streaming"]
+    assert [u["text"] for u in streaming] == ["Kilns fire on Thursdays.[1]",
+                                              "Kilns fire on Thursdays.[1] Glaze &lt;b&gt;"]
+    assert {u["channelData"]["streamId"] for u in streaming} == {stream}
+    assert updates[-1]["channelData"]["streamType"] == "final"
+    assert fake_connector.requests("19:room@thread.tacv2;messageid=1700000000000") == []

@@ -40,6 +40,14 @@ class SocketBot:
         payload = event_callback(event, team_id=self.fake.team_id, event_id=event_id)
         return self.socket.wait_ack(self.socket.send_event(payload, **retry))
 
+    def shown(self, channel: str, turn: Any) -> dict[str, Any] | None:
+        """The message showing ``turn``'s outcome (see ``Bot.shown``)."""
+        from store import conversations as journal
+
+        with self.service.deps.pool.connection() as conn:
+            ids = journal.bot_messages_of_turn(conn, turn.id)
+        return self.fake.message(channel, ids[0] if ids else turn.status_id or "")
+
     def wait_done(self, ts: str, timeout: float = 60.0) -> Any:
         """The finished turn for the message ``ts`` in PUBLIC."""
         from store import conversations as journal

@@ -1,9 +1,10 @@
 """An amount in the question, and the sentence whose threshold covers it.
 
-"三万块的单子要谁批？" / "Who signs off a CNY 30,000 claim?": the documents never say 30000;
-they give bands ("20000 元以上：还需财务总监审批", "Claims above CNY 20,000 need the CFO").
+"报销八千块要几级审批？" / "Who signs off a CNY 12,000 claim?": the documents never say
+8000 or 12000; they give bands ("5000 元以上：部门总监审批", "Claims above CNY 10,000 need
+the CFO").
 The sentence whose band holds the asked amount answers; its neighbours name other bands.
-Chinese numerals are read by cn2an ("三万" = 30000).
+Chinese numerals are read by cn2an ("八千" = 8000).
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ def _numbers(text: str) -> list[re.Match[str]]:
     return list(_AMOUNT.finditer(text))
 
 
-# A Chinese numeral before a money word ("三万块", "两千五百元"); longer runs are no amount.
+# A Chinese numeral before a money word ("八千块", "两千五百元"); longer runs are no amount.
 _ZH_NUMERAL = "零一二两三四五六七八九十百千万亿"
 _ZH_AMOUNT = re.compile(rf"(?<![{_ZH_NUMERAL}])([{_ZH_NUMERAL}]{{1,12}})(?=\s*(?:块|元))")
 

@@ -1,6 +1,6 @@
 """Questions in two parts, and questions that ask which document to follow.
 
-"Q3 退货里运输破损占多少？公司政策对破损比例高的承运商怎么处理？" asks two things that two
+"上季度工单平均多久关闭？超时的工单按什么规则升级？" asks two things that two
 documents answer; scoring sentences by all of its words together picks sentences that hold
 a bit of both and answer neither. Each part is answered from its own best sentence, in the
 order asked. A part that asks which document to follow ("该参考哪个应急预案", "which runbook

@@ -43,7 +43,7 @@ CONFIDENT_WITHIN = 3
 
 
 def has_pronoun(question: str, language: Language) -> bool:
-    """A pronoun whose referent must be an earlier turn's ("Will I have to pay for it?")."""
+    """A pronoun whose referent must be an earlier turn's ("Does the company cover it?")."""
     pattern = _PRONOUN_ZH if language == "zh" else _PRONOUN_EN
     return bool(pattern.search(question))
 
@@ -79,9 +79,9 @@ def topic_terms(history: list[Turn], limit: int = MAX_BORROWED,
     itself borrowed, then its cited title when the title shares one of its terms (a title
     found by a wrong guess would otherwise steer every later turn).
 
-    For a question in ``language`` after a turn asked in the other one ("Will I have to pay
-    for it?" after "笔记本电脑丢了怎么办？"), the topic is named in the asker's language when
-    the cited document's title is in it ("Lost or Stolen Laptop"): a Chinese word in an
+    For a question in ``language`` after a turn asked in the other one ("Is it refunded
+    too?" after "出差打车能报销吗？"), the topic is named in the asker's language when the
+    cited document's title is in it ("Travel Expense Policy"): a Chinese word in an
     English query finds nothing in the English documents the thread was answered from."""
     turns = _answered(history)
     if not turns:
@@ -107,7 +107,7 @@ def topic_terms(history: list[Turn], limit: int = MAX_BORROWED,
 
 def rewrite(question: str, language: Language, borrowed: list[str]) -> str:
     """``question`` with the thread's topic in place of its first pronoun or demonstrative
-    ("Will I have to pay for it?" -> "Will I have to pay for lost laptop?"), or, with none,
+    ("Does the company cover it?" -> "Does the company cover broken monitor?"), or, with none,
     added to it (an ellipsis: "如果10分钟内联系不到呢？")."""
     if not borrowed:
         return question

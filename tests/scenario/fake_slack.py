@@ -333,17 +333,13 @@ class FakeSlack:
         return {"ok": True, "channel": channel, "ts": ts}
 
     def _append_stream(self, body: dict[str, Any]) -> dict[str, Any]:
-        key = (str(body.get("channel") or ""), str(body.get("ts") or ""))
-        with self._cond:
-            msg = self._messages.get(key)
-            if msg is None:
-                return {"ok": False, "error": "message_not_found"}
-            if not msg.get("streaming"):
-                return {"ok": False, "error": "message_not_in_streaming_state"}
-            msg["text"] += body.get("markdown_text") or ""
-        return {"ok": True, "channel": key[0], "ts": key[1]}
+        return self._extend_stream(body, stop=False)
 
     def _stop_stream(self, body: dict[str, Any]) -> dict[str, Any]:
+        return self._extend_stream(body, stop=True)
+
+    def _extend_stream(self, body: dict[str, Any], *, stop: bool) -> dict[str, Any]:
+        """chat.appendStream / chat.stopStream: add the markdown to a streaming message."""
         key = (str(body.get("channel") or ""), str(body.get("ts") or ""))
         with self._cond:
             msg = self._messages.get(key)
@@ -351,9 +347,10 @@ class FakeSlack:
                 return {"ok": False, "error": "message_not_found"}
             if not msg.get("streaming"):
                 return {"ok": False, "error": "message_not_in_streaming_state"}
-            msg["streaming"] = False
             msg["text"] += body.get("markdown_text") or ""
-        return {"ok": True, "channel": key[0], "ts": key[1], "message": dict(msg)}
+            msg["streaming"] = not stop
+            done = dict(msg)
+        return {"ok": True, "channel": key[0], "ts": key[1], **({"message": done} if stop else {})}
 
     def _post_ephemeral(self, body: dict[str, Any]) -> dict[str, Any]:
         if not body.get("user"):

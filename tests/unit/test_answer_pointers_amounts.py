@@ -7,7 +7,8 @@ from agent.engine import OfflineEngine
 from agent.offline.amounts import asked_amounts, bands, covering_floor
 from agent.offline.pointers import is_pointer, pointed_documents
 from agent.offline.ranking import _is_code
-from agent.state import Draft, Passage
+from agent.state import Passage
+from tests.unit.offline_ask import ask
 
 E = OfflineEngine()
 
@@ -16,13 +17,6 @@ def doc(n: int, text: str, title: str, rank: int = 0) -> Passage:
     return Passage(chunk_id=n, doc_id=f"doc-{n}", title=title, source=f"doc-{n}.md",
                    doc_type="policy", heading_path=[], text=text, score=1.0, rank=rank,
                    round=1, sub_id="q1")
-
-
-def ask(question: str, passages: list[Passage]) -> Draft:
-    u = E.understand({"question": question, "history": []})
-    return E.generate({"question": question, "understanding": u, "route": "single_retrieval",
-                       "queries": [u["query"]], "passages": passages, "attempt": 0,
-                       "rejected": []})
 
 
 def test_amounts_are_read_in_numerals_and_digits() -> None:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from agent.engine import OfflineEngine
 from agent.offline.answerable import answerable, evidence_coverage, held_terms, near
-from agent.state import Draft, Passage
+from agent.state import Passage
+from tests.unit.offline_ask import ask
 
 E = OfflineEngine()
 
@@ -13,13 +14,6 @@ def passage(chunk_id: int, text: str, title: str = "") -> Passage:
     return Passage(chunk_id=chunk_id, doc_id=f"d{chunk_id}", title=title, source="s.md",
                    doc_type="document", heading_path=[], text=text, score=1.0, rank=0,
                    round=1, sub_id="q1")
-
-
-def ask(question: str, passages: list[Passage]) -> Draft:
-    u = E.understand({"question": question, "history": []})
-    return E.generate({"question": question, "understanding": u, "route": "single_retrieval",
-                       "queries": [u["query"]], "passages": passages, "attempt": 0,
-                       "rejected": []})
 
 
 def test_inflections_roots_and_one_letter_typos_are_near_forms() -> None:

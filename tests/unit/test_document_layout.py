@@ -6,8 +6,9 @@ from agent.engine import OfflineEngine
 from agent.offline.asked import value_pattern
 from agent.offline.layout import faq_pairs, quotable_units, readable, table_rows
 from agent.offline.verify import support
-from agent.state import Draft, Passage
+from agent.state import Passage
 from agent.text import split_sentences
+from tests.unit.offline_ask import ask
 
 E = OfflineEngine()
 
@@ -30,13 +31,6 @@ def passage(chunk_id: int, text: str, *, title: str, doc_id: str, rank: int = 0)
     return Passage(chunk_id=chunk_id, doc_id=doc_id, title=title, source=f"{doc_id}.md",
                    doc_type="faq", heading_path=[title], text=text, score=1.0, rank=rank,
                    round=1, sub_id="q1")
-
-
-def ask(question: str, passages: list[Passage]) -> Draft:
-    u = E.understand({"question": question, "history": []})
-    return E.generate({"question": question, "understanding": u, "route": "single_retrieval",
-                       "queries": [u["query"]], "passages": passages, "attempt": 0,
-                       "rejected": []})
 
 
 def test_faq_pairs_hold_bold_and_prefixed_questions_with_their_answers() -> None:

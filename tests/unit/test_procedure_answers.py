@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from agent.engine import OfflineEngine
 from agent.offline.steps import list_items, procedure
-from agent.state import Draft, Passage
+from agent.state import Passage
+from tests.unit.offline_ask import ask
 
 E = OfflineEngine()
 
@@ -24,13 +25,6 @@ def passage(chunk_id: int, text: str, heading: list[str], *, doc_id: str = "depl
     return Passage(chunk_id=chunk_id, doc_id=doc_id, title=title, source=f"{doc_id}.md",
                    doc_type="runbook", heading_path=heading, text=text, score=1.0,
                    rank=rank, round=1, sub_id="q1")
-
-
-def ask(question: str, passages: list[Passage]) -> Draft:
-    u = E.understand({"question": question, "history": []})
-    return E.generate({"question": question, "understanding": u, "route": "single_retrieval",
-                       "queries": [u["query"]], "passages": passages, "attempt": 0,
-                       "rejected": []})
 
 
 def deploy_pool() -> list[Passage]:

@@ -21,21 +21,13 @@ if TYPE_CHECKING:
 _ABOUT_CHARS = 300
 
 
-def routing_terms(text: str) -> list[str]:
-    """The words of ``text`` that may tell KBs apart: its content terms less lone Latin
-    letters, the tails of contractions and possessives ("What's", "company's") that every
-    English passage holds, which would speak for a KB's language, not its topic."""
-    return [t for t in content_terms(text) if not (len(t) == 1 and t.isascii()
-                                                    and t.isalpha())]
-
-
 def kb_options(ctx: RunContext, u: Understanding) -> tuple[list[KbOption], KbChoice]:
     """The conversation's KBs with their shares of the question, and the offline pick."""
     from store.kb import get_kb
     from store.kb_profile import profiles
     from store.kb_vocab import held_counts
 
-    terms = routing_terms(u["query"])
+    terms = content_terms(u["query"])
     alternatives = u.get("translated_terms", {})
     evidence: list[KbEvidence] = []
     abouts: dict[str, str] = {}

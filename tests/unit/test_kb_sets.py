@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from agent.kb_route import KbEvidence, kb_shares, pick
-from agent.nodes.kb_choice import routing_terms
 from bot.conversations.deps import kbs_from_settings
 from bot.evaluation.dataset import DatasetError, Question
 from bot.evaluation.split import routing_accuracy, split_lines
@@ -138,11 +137,6 @@ def test_a_rare_gloss_still_carries_a_question_across_languages() -> None:
                 _evidence("eng", 40, {"年假": 0}, glossed={"年假": {"annual leave": 0.0}})]
     kbs, _ = pick(kb_shares(evidence, terms), ["eng", "hr", "it"])
     assert kbs == ["hr"]
-
-
-def test_contraction_tails_are_not_routing_words_but_numbers_are() -> None:
-    assert routing_terms("What's the company's VPN limit after 5 years?") == [
-        "company", "vpn", "limit", "after", "5", "years"]
 
 
 def _hit(chunk: int, doc: str) -> Hit:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from agent.kb_route import KbEvidence, kb_shares, pick
+from agent.kb_route import TRANSLATED, KbEvidence, kb_shares, pick
 from agent.state import GraphState, KbChoice, KbOption, Understanding
 from agent.text import content_terms, norm
 
@@ -43,9 +43,9 @@ def kb_options(ctx: RunContext, u: Understanding) -> tuple[list[KbOption], KbCho
                         ) if profile else set()
             evidence.append(KbEvidence(
                 name=name, passages=passages,
-                held={t: float(held.get(t, 0)) for t in terms},
-                glossed={t: {a: float(held.get(a, 0)) for a in alternatives[t]}
-                         for t in terms if alternatives.get(t)},
+                held={t: max([float(held.get(t, 0)),
+                              *(TRANSLATED * held.get(a, 0) for a in alternatives.get(t, []))])
+                      for t in terms},
                 described=frozenset(t for t in terms
                                     if t in words or any(norm(a) in words
                                                          for a in alternatives.get(t, [])))))

@@ -309,9 +309,28 @@ def test_a_reindex_asked_in_chinese_reports_in_chinese(kb_pool) -> None:  # type
     assert args["lang"] == "zh"
 
 
+class _StillWriting:
+    """The real agent, pausing after each verified-answer event as while a model still writes
+    the rest: the offline engine finishes within the thread's next write slot, and a turn
+    that ends first shows its answer as one final message (no stream to test)."""
+
+    def __init__(self, agent: Any) -> None:
+        self._agent = agent
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._agent, name)
+
+    def ask(self, q: Any, on_stage: Any = None) -> Any:
+        def slow(event: Any) -> None:
+            on_stage(event)
+            if event.answer:
+                time.sleep(0.5)
+        return self._agent.ask(q, on_stage=slow if on_stage else None)
+
+
 def test_an_answer_streams_into_its_own_message_and_the_status_goes(kb_pool, agent) -> None:  # type: ignore[no-untyped-def]
     surface = FakeSurface(streams=True)
-    deps = _deps(kb_pool, surface, agent)
+    deps = _deps(kb_pool, surface, _StillWriting(agent))
     q = _inbound(surface, "By when must bisque ware be dropped off?")
     turn = _run(deps, q)
     assert turn.state == "done"
@@ -330,7 +349,7 @@ def test_an_answer_streams_into_its_own_message_and_the_status_goes(kb_pool, age
 def test_an_answer_whose_stream_fails_replaces_the_status_as_before(kb_pool, agent) -> None:  # type: ignore[no-untyped-def]
     surface = FakeSurface(streams=True)
     surface.fail_streams = True
-    deps = _deps(kb_pool, surface, agent)
+    deps = _deps(kb_pool, surface, _StillWriting(agent))
     q = _inbound(surface, "By when must bisque ware be dropped off?")
     turn = _run(deps, q)
     assert surface.streamed == {}

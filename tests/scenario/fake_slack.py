@@ -18,17 +18,14 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
+from tests.fakes.local_http import LocalServer
+
 # Form fields that slack_sdk serializes as JSON strings.
 _JSON_FIELDS = ("blocks", "attachments", "view", "metadata")
-
-
-class _Server(ThreadingHTTPServer):
-    request_queue_size = 1024  # the default of 5 drops connections in a burst
-    daemon_threads = True
 
 
 @dataclass(frozen=True)
@@ -100,8 +97,7 @@ class FakeSlack:
         self._scripts: dict[str, list[_Script]] = {}
         self._messages: dict[tuple[str, str], dict[str, Any]] = {}
         self._ts = itertools.count(1)
-        self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
+        self._server = LocalServer({"POST": self._handle, "GET": self._handle}, "fake-slack")
         self._handlers: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
             "auth.test": self._auth_test,
             "chat.postMessage": self._post_message,
@@ -123,31 +119,11 @@ class FakeSlack:
     # ------------------------------------------------------------------ lifecycle
 
     def start(self) -> FakeSlack:
-        fake = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def do_POST(self) -> None:
-                fake._handle(self)
-
-            def do_GET(self) -> None:
-                fake._handle(self)
-
-            def log_message(self, format: str, *args: Any) -> None:
-                return  # keep test output clean
-
-        self._server = _Server(("127.0.0.1", 0), Handler)
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True,
-                                        name="fake-slack")
-        self._thread.start()
+        self._server.start()
         return self
 
     def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
+        self._server.stop()
 
     def __enter__(self) -> FakeSlack:
         return self.start()
@@ -158,8 +134,7 @@ class FakeSlack:
     @property
     def url(self) -> str:
         """The Web API base URL (what ``SLACK_API_URL`` is set to)."""
-        assert self._server is not None, "FakeSlack is not started"
-        return f"http://127.0.0.1:{self._server.server_address[1]}/api/"
+        return f"http://127.0.0.1:{self._server.port('FakeSlack')}/api/"
 
     # ------------------------------------------------------------------ scripting
 

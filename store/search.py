@@ -18,6 +18,7 @@ import structlog
 from store.facets import kb_facets
 from store.fusion import RRF_K, FusionMode, FusionWeights, fusion_weights
 from store.kb import check_model, get_kb
+from store.term_stats import term_frequencies
 from store.tokenize import query_terms
 from store.types import PUBLIC, Hit, SearchFilters
 
@@ -87,29 +88,6 @@ class TermSelection:
 
     match: str
     known_df: list[float | None]
-
-
-def term_frequencies(conn: psycopg.Connection[Any], terms: Sequence[str]
-                     ) -> tuple[dict[str, float], float] | None:
-    """Estimated chunks holding each term that ANALYZE's most common elements of
-    ``chunks.tsv`` list, and the floor under which every unlisted term lies; None without
-    statistics (a fresh table).
-
-    The floor is the least frequency in the list (PostgreSQL stores it after the element
-    frequencies), so an unlisted term is known to be rarer than every listed one.
-    """
-    row = conn.execute(
-        "SELECT s.most_common_elems::text::text[], s.most_common_elem_freqs, c.reltuples "
-        "FROM pg_stats s JOIN pg_class c ON c.oid = 'chunks'::regclass "
-        "WHERE s.tablename = 'chunks' AND s.attname = 'tsv' "
-        "AND s.schemaname = current_schema()").fetchone()
-    if row is None or row[0] is None or row[1] is None:
-        return None
-    elems, freqs, rows = list(row[0]), list(row[1]), max(float(row[2]), 0.0)
-    wanted = set(terms)
-    listed = {e: float(f) * rows for e, f in zip(elems, freqs, strict=False) if e in wanted}
-    floor = float(freqs[len(elems)]) * rows if len(freqs) > len(elems) else 0.0
-    return listed, floor
 
 
 def select_terms(conn: psycopg.Connection[Any], terms: Sequence[str], *,

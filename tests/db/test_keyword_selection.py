@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from psycopg_pool import ConnectionPool
 
+from store import term_stats
 from store.embedding import Embedder
 from store.fusion import RRF_K, FusionWeights
 from store.kb import get_or_create_kb
@@ -149,3 +150,27 @@ def test_small_corpus_is_ranked_exhaustively(pool: ConnectionPool, embedder: Emb
     ranked = _keyword_ids(pool, query, budget=KEYWORD_RANKED_ROWS)
     assert ranked  # the query shares words with the notes
     assert ranked == _keyword_ids(pool, query, budget=None)
+
+
+def test_statistics_are_read_once_per_analyze(pool: ConnectionPool, embedder: Embedder,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """The 10,000-word list is read from pg_stats again only after the table is analyzed,
+    and what the new ANALYZE says is what selects."""
+    _load(pool, embedder, NOTES)
+    reads = []
+    read_list = term_stats._read_list
+    monkeypatch.setattr(term_stats, "_read_list",
+                        lambda conn: reads.append(1) or read_list(conn))
+    with pool.connection() as conn:
+        for _ in range(3):
+            assert select_terms(conn, ["quarterly", "heliotrope"]).match == "'heliotrope'"
+    assert len(reads) <= 1  # at most once: an earlier search may already have read it
+    before = len(reads)
+    with pool.connection() as conn:
+        # the rare word becomes the commonest one, and "quarterly" disappears
+        conn.execute("UPDATE chunks SET tsv = to_tsvector('simple', "
+                     "'heliotrope ' || replace(text, 'quarterly', ''))")
+        conn.execute("ANALYZE chunks")
+        assert select_terms(conn, ["quarterly", "heliotrope"]).match == "'quarterly'"
+        assert select_terms(conn, ["quarterly", "heliotrope"]).match == "'quarterly'"
+    assert len(reads) == before + 1

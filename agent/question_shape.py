@@ -21,6 +21,35 @@ _RELATIVE = re.compile(r"^\s*+(?:\S++\s++){3}.*\b(that|who|whom|which|whose|wher
                        r"by the)\b", re.I | re.S)
 
 
+# Asking how to do something: "怎么办" / "如何" / "how do I", or a request for the procedure
+# ("步骤", "the process for"). Not "怎样的" (what kind of). "怎么 + verb" stays out: "怎么优化"
+# asks for the fix that fits one case, often a table row, more than a list of steps (tried:
+# samplekb half A lost one answer that way).
+_HOW = re.compile(
+    r"(怎么办|怎么做|怎么处理|如何|怎样(?!的)[\u4e00-\u9fff]|步骤|流程|"
+    r"\bhow (?:do|to|can|should|would|could|does one)\b|\bsteps?\b|\bprocedure\b|"
+    r"\bwhat should\b|\bwhat (?:do|must) (?:i|we) (?:do|need to do)\b|"
+    r"\bwhat(?:'s| is) the process\b|\bprocess (?:for|to|of)\b|\bwalk me through\b)", re.I)
+# Or the asker says they mean to act ("我想请假", "想申请一台显示器", "I need to reset my
+# token"), which asks for the way to do it; an intent to learn ("我想知道…", "I want to know…")
+# asks a fact instead.
+_INTENT = re.compile(
+    r"(^\s*(?:我|我们|本人)?(?:想要|想|打算|准备)|^\s*(?:我|我们|本人)(?:要|需要))"
+    r"(?!知道|了解|问|咨询|确认|看看|查|是)[\u4e00-\u9fff]|"
+    r"^\s*(?:i|we)(?:'d| would)? (?:want|need|like|have|wanna)(?: to)? "
+    r"(?!to\b|know\b|understand\b|ask\b|check\b|see\b|find out\b|learn\b|confirm\b)\w+", re.I)
+# ...unless it also asks a fact about it ("我想请假，要提前几天？", "I want to travel, how much…").
+_FACT_ASKED = re.compile(r"(几|多少|多久|多长|多大|什么|哪|谁|是否|\bhow (?:many|much|long|soon)\b|"
+                         r"\bwhat\b|\bwhich\b|\bwho\b|\bwhen\b|\bwhether\b)", re.I)
+
+
+def is_procedural(question: str) -> bool:
+    """Asks how to do something, so the answer is a procedure's steps."""
+    if _HOW.search(question):
+        return True
+    return bool(_INTENT.search(question)) and not _FACT_ASKED.search(question)
+
+
 def is_chitchat(question: str) -> bool:
     return bool(_GREETING.match(question))
 

@@ -29,6 +29,7 @@ from agent.offline.ranking import (
 from agent.offline.route import is_chitchat, is_comparison
 from agent.offline.steps import procedure, summary
 from agent.offline.versions import superseded
+from agent.question_shape import is_procedural
 from agent.state import Draft, GenerateInput, Passage, Sentence
 from agent.text import content_terms, join_sentences, norm, terms_of, weighted_share
 from store.suspicious import is_suspicious
@@ -197,14 +198,6 @@ def _leads(inp: GenerateInput) -> list[Sentence]:
         return [lead]
     hop = chain_lead(question, inp.get("chain") or [], passages)
     return [Sentence(text=hop[1], cites=[hop[0]])] if hop is not None else []
-
-
-_PROCEDURAL = re.compile(r"(怎么办|怎么做|如何|怎样|怎么处理|步骤|流程|\bhow (do|to|can|should)\b|"
-                         r"\bsteps\b|\bwhat should\b|\bprocedure\b)", re.I)
-
-
-def is_procedural(question: str) -> bool:
-    return bool(_PROCEDURAL.search(question))
 
 
 def _steps(candidates: list[Candidate], fit: list[float]) -> list[Candidate]:

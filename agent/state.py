@@ -35,6 +35,7 @@ class Turn(TypedDict):
     cited: list[CitedDoc]
     refused: bool
     route: str
+    kbs: NotRequired[list[str]]  # the KBs it searched, several-KB conversations only ([]: none)
 
 
 class Facets(TypedDict):

@@ -119,12 +119,15 @@ def finalize(state: GraphState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         "retrieved_doc_ids": doc_ids, "retrieved_chunk_ids": chunk_ids,
         "queries": [s["query"] for s in searches],
     }
+    searched = list(state.get("kbs") or runtime.context.kbs)
     if len(runtime.context.kbs) > 1:
-        result["kbs"] = list(state.get("kbs") or runtime.context.kbs)
+        result["kbs"] = searched
     # Only the turn's own terms: borrowed ones would snowball through later follow-ups.
     own = [e for e in u["entities"] if e not in u["implicit_context"]][:8]
     turn = Turn(question=state["question"], rewritten=u["query"], entities=own,
                 answer=text[:1000], cited=docs, refused=draft["refused"], route=route)
+    if len(runtime.context.kbs) > 1:  # what a follow-up stays with (agent.nodes.kb_choice)
+        turn["kbs"] = [] if route == "direct_answer" else searched
     history = [*list(state.get("history") or [])[-(MAX_HISTORY - 1):], turn]
     runtime.context.trace.record(
         "finalize", started, {"route": route},

@@ -2,13 +2,14 @@
 
 The offline rule (``agent.kb_route``) scores each KB from what it holds of the question's
 words, their translations and glossary synonyms, and its description; an LLM engine may name
-the KBs in its route reply instead. A follow-up stays with the KBs of the thread's last turn
-unless the question now points clearly elsewhere (a topic change). A reply to a clarification
-whose options were KBs searches the KB it names.
+the KBs in its route reply instead. A follow-up stays with the KBs of the thread's latest
+answered turn unless the asker's own words single out another KB (a topic change). A reply
+to a clarification whose options were KBs searches the KB it names.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from agent.kb_route import TRANSLATED, KbEvidence, kb_shares, pick
@@ -58,7 +59,8 @@ def kb_options(ctx: RunContext, u: Understanding) -> tuple[list[KbOption], KbCho
 def settle(state: GraphState, ctx: RunContext, u: Understanding, offline: KbChoice,
            named: list[str] | None) -> KbChoice:
     """The turn's KBs: a clarified KB, else the engine's named ones, else the offline pick;
-    a follow-up keeps the thread's KBs unless the pick moved clearly away from them."""
+    a follow-up keeps the thread's KBs unless the asker's own words point clearly elsewhere
+    (``follow_up_choice``)."""
     labels = state.get("kb_labels") or {}
     reply = (state.get("clarify_reply") or "").strip()
     if reply and labels:
@@ -70,17 +72,45 @@ def settle(state: GraphState, ctx: RunContext, u: Understanding, offline: KbChoi
     valid = [k for k in dict.fromkeys(named or []) if k in ctx.kbs]
     choice = (KbChoice(kbs=valid, reason="named by the route model", shares=offline["shares"])
               if valid else offline)
-    before = [k for k in state.get("kbs") or [] if k in ctx.kbs]
+    before = thread_kbs(state, ctx.kbs)
     if not u["is_followup"] or not before or valid:
         return choice
     # The rewrite borrows the earlier turns' words, which pull towards the thread's KBs: the
     # asker's own words decide whether the topic moved.
     _, own = kb_options(ctx, Understanding(**{**u, "query": state["question"]}))
-    if len(own["kbs"]) < len(ctx.kbs) and not set(own["kbs"]) & set(before):
+    return follow_up_choice(before, own, choice["shares"])
+
+
+def thread_kbs(state: GraphState, kbs: Sequence[str]) -> list[str]:
+    """The KBs a follow-up stays with: those searched by the thread's latest turn that
+    answered, the turn its rewrite borrows the topic from (``agent.offline.topic``). A refused
+    turn lends none (its words were not in the KBs, so where they led says nothing of the
+    thread's topic), nor does a reply that searched nothing; [] when no turn answered."""
+    for turn in reversed(state.get("history") or []):
+        if turn["refused"]:
+            continue
+        if "kbs" not in turn:  # stored before turns kept their KBs: the latest turn's
+            return [k for k in state.get("kbs") or [] if k in kbs]
+        if turn["kbs"]:
+            return [k for k in turn["kbs"] if k in kbs]
+    return []
+
+
+def follow_up_choice(before: list[str], own: KbChoice, shares: dict[str, float]) -> KbChoice:
+    """A follow-up's KBs from the thread's (``before``) and the offline pick on the asker's
+    own words (``own``). A follow-up's own words are few ("who approves it?", "多久能到账？"),
+    so they move it only when they single out one KB outside the thread's: the topic changed.
+    Two KBs that exclude the thread's are too weak a sign to leave it, and too strong to
+    ignore: they are searched after the thread's. Otherwise the follow-up stays."""
+    if len(own["kbs"]) == 1 and own["kbs"][0] not in before:
         return KbChoice(kbs=own["kbs"], reason="topic changed: " + own["reason"],
                         shares=own["shares"])
+    if len(own["kbs"]) == 2 and not set(own["kbs"]) & set(before):
+        return KbChoice(kbs=[*before, *own["kbs"]],
+                        reason="follow-up: the thread's knowledge bases, then " + own["reason"],
+                        shares=shares)
     return KbChoice(kbs=before, reason="follow-up: stays with the thread's knowledge bases",
-                    shares=choice["shares"])
+                    shares=shares)
 
 
 def kb_labels(options: list[KbOption], kbs: list[str]) -> dict[str, str]:

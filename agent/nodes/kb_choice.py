@@ -78,7 +78,8 @@ def settle(state: GraphState, ctx: RunContext, u: Understanding, offline: KbChoi
     # The rewrite borrows the earlier turns' words, which pull towards the thread's KBs: the
     # asker's own words decide whether the topic moved.
     _, own = kb_options(ctx, Understanding(**{**u, "query": state["question"]}))
-    return follow_up_choice(before, own, choice["shares"])
+    return follow_up_choice(before, own, choice["shares"],
+                            own_words=len(content_terms(state["question"])))
 
 
 def thread_kbs(state: GraphState, kbs: Sequence[str]) -> list[str]:
@@ -96,17 +97,22 @@ def thread_kbs(state: GraphState, kbs: Sequence[str]) -> list[str]:
     return []
 
 
-def follow_up_choice(before: list[str], own: KbChoice, shares: dict[str, float]) -> KbChoice:
+def follow_up_choice(before: list[str], own: KbChoice, shares: dict[str, float], *,
+                     own_words: int) -> KbChoice:
     """A follow-up's KBs from the thread's (``before``) and the offline pick on the asker's
-    own words (``own``). A follow-up's own words are few ("who approves it?", "多久能到账？"),
-    so they move it only when they single out one KB outside the thread's: the topic changed.
-    Two KBs that exclude the thread's are too weak a sign to leave it, and too strong to
-    ignore: they are searched after the thread's. Otherwise the follow-up stays."""
-    if len(own["kbs"]) == 1 and own["kbs"][0] not in before:
+    ``own_words`` topic words (``own``). They move it only when at least two of them single
+    out one KB outside the thread's: the topic changed ("那出差住宿标准是多少？" after a VPN
+    question). A weaker sign widens the search instead of leaving the topic: one word, in an
+    ellipsis that keeps the earlier question's frame ("那保修呢？" after a broken laptop,
+    where "warranty" alone points to the product returns policy), or two other KBs picked
+    together by a few generic words ("who signs off on it?"); the thread's KBs come first.
+    Otherwise the follow-up stays."""
+    elsewhere = [k for k in own["kbs"] if k not in before]
+    if len(own["kbs"]) == 1 and elsewhere and own_words >= 2:
         return KbChoice(kbs=own["kbs"], reason="topic changed: " + own["reason"],
                         shares=own["shares"])
-    if len(own["kbs"]) == 2 and not set(own["kbs"]) & set(before):
-        return KbChoice(kbs=[*before, *own["kbs"]],
+    if len(own["kbs"]) <= 2 and len(elsewhere) == len(own["kbs"]):
+        return KbChoice(kbs=[*before, *elsewhere],
                         reason="follow-up: the thread's knowledge bases, then " + own["reason"],
                         shares=shares)
     return KbChoice(kbs=before, reason="follow-up: stays with the thread's knowledge bases",

@@ -104,6 +104,17 @@ def test_a_follow_up_whose_few_words_fit_other_kbs_keeps_the_threads_kb_first(
     assert result.citations[0].kb == "people"
 
 
+def test_a_one_word_ellipsis_pointing_elsewhere_searches_the_threads_kb_first(
+        agent: Agent) -> None:
+    _, trace = _turn(agent, "t-warranty", "笔记本电脑坏了怎么报修？")
+    assert trace["kbs_searched"] == ["it"]
+    # "保修" alone points to the product returns policy; here it is the laptop's warranty
+    result, trace = _turn(agent, "t-warranty", "那保修呢？")
+    assert trace["kbs_searched"] == ["it", "business"]
+    assert result.citations
+    assert result.citations[0].kb == "it"
+
+
 def test_after_a_refused_turn_a_follow_up_returns_to_the_answered_topics_kb(
         agent: Agent) -> None:
     _, trace = _turn(agent, "t-refused", "年假怎么计算？")

@@ -1,5 +1,5 @@
-"""Which KBs a follow-up searches: the thread's (from its latest answered turn) unless the
-asker's own words single out another KB; two other KBs are searched after the thread's."""
+"""Which KBs a follow-up searches: the thread's (from its latest answered turn) unless two
+or more of the asker's own words single out another KB; weaker signs widen the search."""
 
 from __future__ import annotations
 
@@ -39,12 +39,20 @@ def test_turns_stored_without_their_kbs_fall_back_to_the_latest_turns() -> None:
     assert thread_kbs(GraphState(history=[_turn()], kbs=["hr", "gone"]), KBS) == ["hr"]
 
 
-def test_one_other_kb_moves_the_thread_two_others_are_searched_after_it() -> None:
-    moved = follow_up_choice(["hr"], _own(["it"]), {})
+def test_two_words_singling_out_another_kb_move_the_thread() -> None:
+    moved = follow_up_choice(["hr"], _own(["it"]), {}, own_words=2)
     assert moved["kbs"] == ["it"]
     assert moved["reason"].startswith("topic changed")
-    widened = follow_up_choice(["hr"], _own(["it", "eng"]), {})
-    assert widened["kbs"] == ["hr", "it", "eng"]
-    assert widened["reason"].startswith("follow-up")
+
+
+def test_a_weaker_sign_searches_other_kbs_after_the_threads() -> None:
+    one_word = follow_up_choice(["hr"], _own(["it"]), {}, own_words=1)
+    assert one_word["kbs"] == ["hr", "it"]
+    assert one_word["reason"].startswith("follow-up")
+    two_kbs = follow_up_choice(["hr"], _own(["it", "eng"]), {}, own_words=3)
+    assert two_kbs["kbs"] == ["hr", "it", "eng"]
+
+
+def test_own_words_the_threads_kbs_hold_or_no_kb_stands_for_keep_the_thread() -> None:
     for own in (["hr"], ["it", "hr"], list(KBS)):
-        assert follow_up_choice(["hr"], _own(own), {})["kbs"] == ["hr"], own
+        assert follow_up_choice(["hr"], _own(own), {}, own_words=3)["kbs"] == ["hr"], own

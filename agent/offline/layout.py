@@ -132,8 +132,10 @@ def quotable_units(text: str, split: Callable[[str], list[str]]) -> list[Unit]:
     units = [Unit(text=_A_PREFIX.sub("", s), about=s) for s in split(prose)
              if not is_question(s) and _norm(_Q_PREFIX.sub("", s)) not in asked]
     lang = language_of(text)
-    units += [Unit(text=render_row(h, r, lang), about=render_row(h, r, lang))
-              for h, r in table_rows(text) if any(r)]
+    # A row is about its first column's header too: "Tier 2" names a city tier, and a
+    # question asks for the tier's value by that header's words.
+    rows = [(render_row(h, r, lang), h[0] if h else "") for h, r in table_rows(text) if any(r)]
+    units += [Unit(text=row, about=f"{first} {row}") for row, first in rows]
     units += [Unit(text=p.answer, about=f"{p.question} {p.answer}") for p in pairs]
     return units
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from agent.offline.amounts import asked_amounts, covering_floor
-from agent.offline.asked import value_pattern
+from agent.offline.kinds import asked_value
 from agent.offline.layout import quotable_units
 from agent.offline.pointers import is_pointer
 from agent.offline.versions import period_fit, periods, superseded
@@ -160,7 +160,7 @@ def rank_sentences(inp: GenerateInput, terms: list[str],
            + 0.5 / (1 + p["rank"]) for p in passages]
     candidates: list[Candidate] = []
     wants_number = bool(_NUMERIC.search(inp["question"]))
-    value = value_pattern(inp["question"])
+    value = asked_value(inp["question"])
     asked_periods = periods(inp["question"])
     amounts = asked_amounts(inp["question"])
     tightest = _tightest_band(amounts, passages)

@@ -78,8 +78,11 @@ def procedure(terms: list[str], passages: list[Passage],
         if p["doc_id"] != best_doc or len(items) < MIN_ITEMS:
             continue
         numbered = sum(1 for line in p["text"].splitlines() if _NUMBERED.match(line))
-        score = fits[i] + _heading_bonus(p) + (0.2 if numbered >= MIN_ITEMS else 0.0)
-        scored.append((score, -i, i, items))
+        # Within the document the question's words decide, not the search rank; lists
+        # that hold them equally are taken in the document's order (what happens first).
+        score = (weighted_share(terms, idf, sets[i]) + _heading_bonus(p)
+                 + (0.2 if numbered >= MIN_ITEMS else 0.0))
+        scored.append((round(score, 6), -p["chunk_id"], i, items))
     if not scored:
         return None
     _, _, i, items = max(scored)

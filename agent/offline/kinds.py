@@ -1,0 +1,101 @@
+"""The kind of value a question asks for, read in either language of the documents.
+
+``agent.offline.asked`` reads the asked value in the question's own words ("几天" wants
+"8天"). A Chinese question about an English document is answered by "two days a week", an
+English question about a Chinese one by "3 个月": the kind of value is the same in both
+languages, only its writing differs. So a count of days, weeks or months, an amount of
+money and a
+date ("什么时候" / "when": "9月28日", "by the 5th of each month") are matched as either
+language writes them. This module only reads the question's shape; it names no document.
+"""
+
+from __future__ import annotations
+
+import re
+
+from agent.offline.asked import value_pattern
+
+_ZH_NUM = "[0-9０-９一二两三四五六七八九十百千万半]"
+_EN_NUM = (r"(?:\d[\d,.]*|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
+           r"twelve|fifteen|twenty|thirty|sixty|ninety)\b)")
+# A measure word of a Chinese question and how either language writes a value in it.
+_UNITS = {
+    "天": (r"天|个?工作日", r"(?:business\s+|working\s+|calendar\s+)?days?"),
+    "日": (r"天|个?工作日", r"(?:business\s+|working\s+|calendar\s+)?days?"),
+    "周": (r"周|星期", r"weeks?"),
+    "星期": (r"周|星期", r"weeks?"),
+    "个月": (r"个?月", r"months?"),
+    "月": (r"个?月", r"months?"),
+    "年": (r"年", r"years?"),
+    "小时": (r"小时|个小时", r"hours?"),
+    "分钟": (r"分钟", r"minutes?"),
+    "次": (r"次", r"times|once|twice"),
+    "人": (r"人|名|位", r"people|persons?|employees?|staff"),
+}
+_MONEY_ZH = rf"{_ZH_NUM}+\s*(?:万|千)?\s*(?:元|块|人民币)|[¥￥]\s*\d"
+_MONEY_EN = (r"(?:CNY|RMB|USD|EUR|US\$|\$|¥|￥)\s*\d|"
+             r"\d[\d,.]*\s*(?:yuan|dollars?|CNY|RMB|USD)\b")
+_MONEY = f"{_MONEY_ZH}|{_MONEY_EN}"
+_DURATION = ("天", "周", "个月", "年", "小时", "分钟")
+_ZH_ASK = re.compile(r"(?:几|多少)个?(天|日|周|星期|个月|月|年|小时|分钟|次|人|元|块|钱)"
+                     r"|多久|多长时间")
+_EN_ASK = re.compile(r"\bhow\s+(many|much|long|often)\b(?:\s+([a-z]+))?", re.I)
+_EN_NOUNS = {"day": "天", "days": "天", "week": "周", "weeks": "周", "month": "个月",
+             "months": "个月", "year": "年", "years": "年", "hour": "小时", "hours": "小时",
+             "minute": "分钟", "minutes": "分钟", "times": "次", "people": "人",
+             "persons": "人", "employees": "人"}
+# "什么时候", "何时", "哪天", "when", "what date": a date or a time of day answers.
+_WHEN = re.compile(r"(什么时候|何时|哪天|哪一天|几号|几点|什么时间|"
+                   r"\bwhen\b|\bwhat\s+(?:date|day|time)\b)", re.I)
+_DATE = (r"(\d{1,2}\s*月\s*\d{1,2}\s*[日号]|[0-2]?\d:\d\d|周[一二三四五六日天]|"
+         r"星期[一二三四五六日天]|"
+         r"\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?\s+\d{1,2}\b|"
+         r"\b\d{1,2}(?:st|nd|rd|th)\b|\b(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day\b|"
+         r"\b20\d\d-\d\d-\d\d\b)")
+
+
+def _either(unit: str) -> str:
+    zh, en = _UNITS[unit]
+    return rf"(?:{_ZH_NUM}\s*(?:{zh})|{_EN_NUM}[\s-]+(?:{en})\b)"
+
+
+def _asked_unit(question: str) -> str | None:
+    """The measure ``question`` asks in: a key of ``_UNITS``, "money", "duration" (any unit
+    of time), or ``None``."""
+    m = _ZH_ASK.search(question)
+    if m:
+        unit = m.group(1)
+        return "duration" if unit is None else "money" if unit in ("元", "块", "钱") else unit
+    m = _EN_ASK.search(question)
+    if m is None:
+        return None
+    kind, noun = m.group(1).lower(), (m.group(2) or "").lower()
+    if noun in _EN_NOUNS:
+        return _EN_NOUNS[noun]
+    return {"much": "money", "long": "duration"}.get(kind)
+
+
+def _measure_pattern(question: str) -> str | None:
+    """Both languages' writing of the count or amount ``question`` asks for, if any."""
+    unit = _asked_unit(question)
+    if unit == "money":
+        return _MONEY
+    if unit == "duration":
+        return "|".join(_either(u) for u in _DURATION)
+    return None if unit is None else _either(unit)
+
+
+def asked_value(question: str) -> re.Pattern[str] | None:
+    """A pattern a sentence in either language matches when it holds the kind of value
+    ``question`` asks for ("2 天" or "two days" for "几天"; "CNY 550" or "550 元" for "多少钱";
+    a date for "什么时候"), or ``None`` when it asks for no such value."""
+    own = value_pattern(question)
+    parts = [own.pattern] if own is not None else []
+    measure = _measure_pattern(question)
+    if measure is not None:
+        parts.append(measure)
+    if not parts and _WHEN.search(question):
+        parts.append(_DATE)
+    if not parts:
+        return None
+    return re.compile("|".join(f"(?:{p})" for p in parts), re.I)

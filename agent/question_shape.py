@@ -27,7 +27,7 @@ _RELATIVE = re.compile(r"^\s*+(?:\S++\s++){3}.*\b(that|who|whom|which|whose|wher
 # samplekb half A lost one answer that way).
 _HOW = re.compile(
     r"(怎么办|怎么做|怎么处理|如何|怎样(?!的)[\u4e00-\u9fff]|步骤|流程|"
-    r"\bhow (?:do|to|can|should|would|could|does one)\b|\bsteps?\b|\bprocedure\b|"
+    r"\bhow (?:do|to|can|should|would|could|does one)\b|\bsteps\b|\bprocedure\b|"
     r"\bwhat should\b|\bwhat (?:do|must) (?:i|we) (?:do|need to do)\b|"
     r"\bwhat(?:'s| is) the process\b|\bprocess (?:for|to|of)\b|\bwalk me through\b)", re.I)
 # Or the asker says they mean to act ("我想请假", "想申请一台显示器", "I need to reset my

@@ -39,6 +39,7 @@ def test_asking_how_to_act_is_procedural(question: str) -> None:
     "How much is the travel allowance?",
     "How long does approval take?",
     "Who approves expenses?",
+    "Which step comes after the canary?",  # one step, not the procedure
 ])
 def test_asking_a_fact_is_not(question: str) -> None:
     assert not is_procedural(question)

@@ -98,7 +98,8 @@ class RouteReply(_Reply):
 
     def to_state(self, facets: Facets, offline: RouteDecision) -> RouteDecision:
         """Rules first: the model cannot skip search for a knowledge question nor narrow a
-        comparison or chained question to one search; clarify options must exist in the KB.
+        comparison or chained question to one search, nor clarify a question the rule finds
+        specific; clarify options must exist in the KB.
         The KBs it names are checked against the conversation's by the route node."""
         decision = self._decision(facets, offline)
         if self.knowledge_bases:
@@ -114,6 +115,11 @@ class RouteReply(_Reply):
         if self.route != "clarify":
             return RouteDecision(route=self.route, reason=self.reason or "llm",
                                  clarification=None)
+        if offline["route"] != "clarify":
+            # Whether a question names a topic is the rule's to say (its words and the
+            # KB's spread of them, agent.offline.vague): the model may find a vague
+            # question clear, never a specific one vague.
+            return offline
         known = {*facets["titles"], *facets["doc_types"]}
         options = [o for o in _clean(self.options) if o in known][:MAX_OPTIONS]
         if not self.clarify_question or not self.clarify_question.strip():

@@ -63,6 +63,13 @@ CLARIFY_NO_OPTIONS = {
     "en": "Could you say a bit more about what you need, such as the system, document or time?",
 }
 
+# Document types as clarify options for a Chinese asker (an English one reads the types
+# as they are); a type not listed is shown as it is.
+DOC_TYPE_LABELS_ZH = {
+    "policy": "制度政策", "runbook": "运维手册", "faq": "常见问题", "report": "报告",
+    "procedure": "操作流程", "guide": "指南", "manual": "手册", "notes": "笔记",
+}
+
 _STAGES: dict[Stage, dict[Language, str]] = {
     "understanding": {"zh": "理解问题…", "en": "Understanding the question…"},
     "searching": {"zh": "检索中…", "en": "Searching…"},

@@ -107,10 +107,22 @@ class KbOption(TypedDict):
     share: float  # of the question's words, weighted by rarity, that it explains (0..1)
 
 
+class Spread(TypedDict):
+    """How widely the KB holds a question's topic words: of its ``documents`` (those the
+    asker may read), how many hold each word."""
+
+    documents: int
+    holding: dict[str, int]
+
+
 class RouteInput(TypedDict):
     question: str
     understanding: Understanding
     facets: Facets
+    # Only for a question of one or two topic words (agent.offline.vague): their spread.
+    spread: NotRequired[Spread]
+    # What the thread's earlier turns were about (absent or empty at a thread's start).
+    thread_topic: NotRequired[list[str]]
     # Only when the conversation spans several KBs: each with the offline rule's scores.
     knowledge_bases: NotRequired[list[KbOption]]
 

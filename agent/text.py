@@ -50,15 +50,22 @@ def norm(text: str) -> str:
     return _WS.sub("", unicodedata.normalize("NFKC", text).casefold())
 
 
+def all_content_terms(text: str) -> list[str]:
+    """Distinct words of ``text`` that are not stopwords nor generic question words, lone
+    Chinese characters included (precise mode cuts "年假怎么申请" into 年 / 假 / 申请)."""
+    seen: dict[str, None] = {}
+    for w in tokens(text, precise=True):
+        if w not in GENERIC and w not in STOPWORDS and not _ZH_ASKING.match(w):
+            seen.setdefault(w, None)
+    return list(seen)
+
+
 def content_terms(text: str) -> list[str]:
     """Distinct topic words of ``text`` (no stopwords, no generic question words).
 
     Matched against ``term_set`` of passages, which holds search-mode tokens: every precise
     word is among them."""
-    seen: dict[str, None] = {}
-    for w in tokens(text, precise=True):
-        if w not in GENERIC and w not in STOPWORDS and not _ZH_ASKING.match(w):
-            seen.setdefault(w, None)
+    seen = all_content_terms(text)
     # A lone Chinese character ("年", "里", "化") is rarely the topic; keep them only when
     # nothing else is left.
     longer = [w for w in seen if not (len(w) == 1 and has_cjk(w))]

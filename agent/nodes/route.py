@@ -10,7 +10,9 @@ from langgraph.runtime import Runtime
 
 from agent.context import RunContext
 from agent.nodes.kb_choice import kb_labels, kb_options, settle
-from agent.state import GraphState, RouteDecision, RouteInput
+from agent.offline.topic import topic_terms
+from agent.offline.vague import needs_kb_evidence
+from agent.state import GraphState, RouteDecision, RouteInput, Spread
 from agent.text import content_terms, term_hits
 
 log = structlog.get_logger("agent")
@@ -22,6 +24,11 @@ def route(state: GraphState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     u = state["understanding"]
     facets = ctx.facets()
     inp = RouteInput(question=state["question"], understanding=u, facets=facets)
+    inp["thread_topic"] = topic_terms(state.get("history", []), limit=3)
+    words = ([] if u["is_followup"] or inp["thread_topic"]
+             else needs_kb_evidence(state["question"]))
+    if words and (spread := _spread(ctx, words)) is not None:
+        inp["spread"] = spread
     if len(ctx.kbs) > 1:
         kb_opts, offline_choice = kb_options(ctx, u)
         inp["knowledge_bases"] = kb_opts
@@ -56,6 +63,26 @@ def route(state: GraphState, runtime: Runtime[RunContext]) -> dict[str, Any]:
                                                           choice["shares"])
     ctx.trace.record("route", started, {"query": u["query"]}, out)
     return {"decision": decision, "kbs": kbs, "kb_labels": labels}
+
+
+def _spread(ctx: RunContext, words: list[str]) -> Spread | None:
+    """How many of the conversation's documents hold each of ``words`` (None when the
+    lookup fails: the words alone then decide)."""
+    from store.kb import get_kb
+    from store.kb_vocab import document_spread
+
+    documents, holding = 0, dict.fromkeys(words, 0)
+    try:
+        with ctx.pool.connection() as conn:
+            for kb in ctx.kbs:
+                total, held = document_spread(conn, get_kb(conn, kb).id, words, ctx.principals)
+                documents += total
+                for w, n in held.items():
+                    holding[w] += n
+    except Exception:
+        log.exception("route_spread_failed", kb=ctx.kb)
+        return None
+    return Spread(documents=documents, holding=holding)
 
 
 def _titles_found(ctx: RunContext, kbs: list[str], query: str, limit: int = 3) -> list[str]:

@@ -22,9 +22,9 @@ from typing import Literal
 import rjieba
 
 from agent.state import Spread
-from agent.text import all_content_terms, norm
+from agent.text import GENERIC, all_content_terms, norm
 from store.stem import stem
-from store.tokenize import has_cjk, tokens
+from store.tokenize import STOPWORDS, has_cjk, tokens
 
 Verdict = Literal["names_topic", "no_topic", "broad_in_kb", "points_at_nothing"]
 
@@ -52,7 +52,8 @@ _FUNCTION = frozenset([
 # Verbs with almost no meaning of their own: they borrow it from an object.
 _LIGHT_VERBS = frozenset([
     "do", "make", "get", "go", "work", "handle", "deal", "take", "happen", "put", "set", "sort",
-    "start", "begin", "try", "need", "want", "find",
+    "start", "begin", "try", "need", "want", "find", "send", "bring", "give", "keep", "pick",
+    "fill", "carry",
     "弄", "搞", "办", "做", "干", "搞定", "弄好", "进行", "开始", "找", "用", "走", "看",
 ])
 # Actions that take an object: alone, they do not say what is acted on.
@@ -60,11 +61,11 @@ _ACTIONS = frozenset([
     "apply", "application", "submit", "submission", "register", "registration", "request",
     "approve", "approval", "sign", "enroll", "enrol", "book", "file", "claim", "renew", "renewal",
     "cancel", "cancellation", "change", "update", "modify", "reset", "install", "configure",
-    "setup", "access", "extend", "extension", "download", "upload",
+    "setup", "access", "extend", "extension", "download", "upload", "allow", "permit", "own",
     "申请", "办理", "提交", "报名", "处理", "操作", "审批", "批准", "批", "开通", "预约", "登记",
     "设置", "填写", "填", "报", "签", "签字", "续", "续签", "取消", "变更", "修改", "安装", "配置",
     "重置", "领取", "领", "交", "退", "换", "改", "查", "查询", "申报", "报备", "审核", "确认",
-    "联系", "备案", "下载", "上传",
+    "联系", "备案", "下载", "上传", "负责", "允许",
 ])
 # Attribute and measure nouns: a value *of* something ("the limit", "上限", "多久").
 _ATTRIBUTES = frozenset([
@@ -73,7 +74,7 @@ _ATTRIBUTES = frozenset([
     "criterion", "criteria", "condition", "eligibility", "quota", "rate", "number", "size",
     "frequency", "length", "status", "owner", "contact", "address", "location", "schedule", "step",
     "procedure", "process", "form", "template", "link", "format", "version", "level", "budget",
-    "allowance", "threshold", "timeline", "detail",
+    "allowance", "threshold", "timeline", "detail", "due", "responsible", "eligible",
     "上限", "下限", "额度", "标准", "价格", "费用", "钱", "金额", "期限", "时限", "截止",
     "截止日期", "时间", "日期", "要求", "条件", "规则", "资格", "多长", "多久", "流程", "步骤",
     "手续", "表", "表格", "模板", "链接", "地址", "联系人", "负责人", "状态", "进度", "周期",
@@ -110,25 +111,37 @@ _POINTING = _DEICTIC | _PRONOUNS | _FUNCTION
 _POINTING_STEMS = _stems(_POINTING)
 
 
-def _is_part(piece: str) -> bool:
-    """A Chinese piece of a compound that names nothing alone."""
-    if piece in _NEEDS_OBJECT or piece in _POINTING:
-        return True
-    tagged = list(rjieba.tag(piece))
-    return len(tagged) == 1 and tagged[0][1] in _FUNCTION_TAGS
+def _listed(piece: str) -> bool:
+    """A word of the classes above, or a stopword or generic question word."""
+    return (piece in _NEEDS_OBJECT or piece in _POINTING or piece in STOPWORDS
+            or piece in GENERIC)
+
+
+def _tagged_as_nothing(word: str) -> bool:
+    """A function word by its jieba tag, or a verb of one character ("带", "送", "拿": a
+    one-character verb is a bare action; the verbs that name a topic are compounds)."""
+    tagged = list(rjieba.tag(word))
+    if len(tagged) != 1:
+        return False
+    tag = tagged[0][1]
+    return tag in _FUNCTION_TAGS or (len(word) == 1 and tag == "v")
 
 
 @lru_cache(maxsize=4096)
 def _compound_of_parts(word: str) -> bool:
-    """Whether a Chinese ``word`` splits wholly into pieces that name nothing alone
-    ("申请表" = 申请 + 表, "批下来" = 批 + 下来)."""
+    """Whether a Chinese ``word`` names nothing: it is of a class above or tagged as such,
+    or it splits wholly into listed pieces ("申请表" = 申请 + 表, "批下来" = 批 + 下来).
+    Only whole words are read by their tag: the characters of "食堂" are a verb and a
+    measure word, the word is a place."""
+    if _listed(word) or _tagged_as_nothing(word):
+        return True
     n = len(word)
     ends = [False] * (n + 1)
     ends[0] = True
     for i in range(n):
         if ends[i]:
             for j in range(i + 1, n + 1):
-                if _is_part(word[i:j]):
+                if _listed(word[i:j]):
                     ends[j] = True
     return ends[n]
 

@@ -25,6 +25,7 @@ def spread(documents: int, **holding: int) -> Spread:
 @pytest.mark.parametrize("question", [
     "Who signs off on these?", "How much does it cost?", "报名截止是哪天？", "这个怎么搞？",
     "Where are the templates?", "我要怎么申请", "What's the approval process?",
+    "When is it due?", "需要带什么？", "谁负责？", "Who owns it?",
 ])
 def test_words_that_need_something_to_point_at_name_no_topic(question: str) -> None:
     assert specificity(question) == "no_topic"
@@ -33,6 +34,7 @@ def test_words_that_need_something_to_point_at_name_no_topic(question: str) -> N
 
 @pytest.mark.parametrize("question", [
     "badge?", "访客怎么登记", "parking fee?", "How do I renew my badge?", "食堂几点开门",
+    "出差带电脑", "去哪里领工牌",
 ])
 def test_one_word_of_its_own_names_a_topic(question: str) -> None:
     assert specificity(question) == "names_topic"

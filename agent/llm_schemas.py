@@ -117,7 +117,7 @@ class RouteReply(_Reply):
                                  clarification=None)
         if offline["route"] != "clarify":
             # Whether a question names a topic is the rule's to say (its words and the
-            # KB's spread of them, agent.offline.vague): the model may find a vague
+            # KB's spread of them, agent.vague): the model may find a vague
             # question clear, never a specific one vague.
             return offline
         known = {*facets["titles"], *facets["doc_types"]}

@@ -119,7 +119,7 @@ class RouteInput(TypedDict):
     question: str
     understanding: Understanding
     facets: Facets
-    # Only for a question of one or two topic words (agent.offline.vague): their spread.
+    # Only for a question of one or two topic words (agent.vague): their spread.
     spread: NotRequired[Spread]
     # What the thread's earlier turns were about (absent or empty at a thread's start).
     thread_topic: NotRequired[list[str]]

@@ -10,10 +10,9 @@ from langgraph.runtime import Runtime
 
 from agent.context import RunContext
 from agent.nodes.kb_choice import kb_labels, kb_options, settle
-from agent.offline.topic import topic_terms
-from agent.offline.vague import needs_kb_evidence
-from agent.state import GraphState, RouteDecision, RouteInput, Spread
+from agent.state import GraphState, RouteDecision, RouteInput, Spread, Turn
 from agent.text import content_terms, term_hits
+from agent.vague import needs_kb_evidence
 
 log = structlog.get_logger("agent")
 
@@ -24,7 +23,7 @@ def route(state: GraphState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     u = state["understanding"]
     facets = ctx.facets()
     inp = RouteInput(question=state["question"], understanding=u, facets=facets)
-    inp["thread_topic"] = topic_terms(state.get("history", []), limit=3)
+    inp["thread_topic"] = _thread_topic(state.get("history", []))
     words = ([] if u["is_followup"] or inp["thread_topic"]
              else needs_kb_evidence(state["question"]))
     if words and (spread := _spread(ctx, words)) is not None:
@@ -63,6 +62,11 @@ def route(state: GraphState, runtime: Runtime[RunContext]) -> dict[str, Any]:
                                                           choice["shares"])
     ctx.trace.record("route", started, {"query": u["query"]}, out)
     return {"decision": decision, "kbs": kbs, "kb_labels": labels}
+
+
+def _thread_topic(history: list[Turn]) -> list[str]:
+    """What the thread's answered turns were about (a refused turn lends nothing)."""
+    return list(dict.fromkeys(e for t in history if not t["refused"] for e in t["entities"]))
 
 
 def _spread(ctx: RunContext, words: list[str]) -> Spread | None:

@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 
 from agent import messages
-from agent.offline.vague import specificity
 from agent.question_shape import has_relative_clause, is_chitchat, is_comparison, is_composed
 from agent.state import ClarifyRequest, Facets, Language, RouteDecision, RouteInput
 from agent.text import content_terms, term_set
+from agent.vague import specificity
 
 # The type a document gets when nothing names one: as an option it says nothing.
 _UNCLASSIFIED = frozenset(["document", "text"])
@@ -44,7 +44,7 @@ def clarify_options(question: str, facets: Facets, limit: int = 3,
 
 
 def is_underspecified(inp: RouteInput) -> bool:
-    """The question names no topic of its own (``agent.offline.vague``), and no earlier
+    """The question names no topic of its own (``agent.vague``), and no earlier
     turn of its thread has one: in a thread with a topic, a question without its own leans
     on the thread's, even where the understand step found its words enough to search by."""
     if inp["understanding"]["is_followup"] or inp.get("thread_topic"):

@@ -8,8 +8,8 @@ import pytest
 from agent.engine import OfflineEngine
 from agent.offline.plan import filters_for
 from agent.offline.route import clarify_options
-from agent.offline.vague import needs_kb_evidence, specificity
 from agent.state import Facets, KbOption, RouteInput, Spread
+from agent.vague import needs_kb_evidence, specificity
 from tests.fakes.openai_server import FakeOpenAI
 from tests.unit.test_llm_engine import engine_for, route_input
 

@@ -1,5 +1,7 @@
 """Whether a question names a topic of its own, read from the kinds of words it uses and,
-where the words alone cannot tell, from how the knowledge base spreads them.
+where the words alone cannot tell, from how the knowledge base spreads them. Neutral: the
+route node and both engines read it, so one rule decides whether a question may be asked
+back.
 
 A question names no topic when every word it has belongs to a class that needs something
 else to point at: function and question words, pronouns and deictics ("这个怎么弄？", "how

@@ -15,26 +15,6 @@ REFUSAL_MISSING = {
     "en": "I can't answer that from the available documents: they do not mention \"{term}\".",
 }
 
-# The documents name the question's subject ("the Berlin office"), but what they say on
-# the question's topic is about something else.
-REFUSAL_NOT_ABOUT = {
-    "zh": "根据现有资料无法回答：资料中与此相关的内容说的不是“{term}”。",
-    "en": "I can't answer that from the available documents: what they say on this is not "
-          "about \"{term}\".",
-}
-
-# The documents hold the question's topic but not the kind of value it asks for.
-REFUSAL_UNSAID = {
-    "zh": "根据现有资料无法回答：资料中没有说明{what}。",
-    "en": "I can't answer that from the available documents: they do not say {what}.",
-}
-UNSAID_WHAT = {
-    "zh": {"time": "具体时间", "person": "由谁负责", "duration": "具体时长", "amount": "具体金额",
-           "percent": "具体比例", "number": "具体数字"},
-    "en": {"time": "when", "person": "who", "duration": "how long", "amount": "how much it is",
-           "percent": "what share it is", "number": "the number asked for"},
-}
-
 # The passage that matches the question best is an instruction planted in a document
 # (store.suspicious): say so rather than repeat it or answer from something else.
 REFUSAL_INJECTED = {

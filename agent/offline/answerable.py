@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import itertools
 
-from agent.offline.near import near
 from agent.state import Language, Passage
 from agent.text import Alternatives, content_terms, coverage, term_set, terms_of
+from store.stem import stem
 from store.tokenize import tokens
 
 # Below this share of the question's terms in the best passage, the pool is off-topic.
@@ -33,6 +33,33 @@ from store.tokenize import tokens
 # them the asked-for attribute that the document words differently (籍贯 / "浙江人"), and
 # no Chinese set with unanswerable questions was there to choose on.
 REFUSE_BELOW: dict[Language, float] = {"en": 0.6, "zh": 0.5}
+# Words shorter than this are matched exactly: "cat" / "car" are different words.
+MIN_NEAR = 5
+# Two longer words with the same first six letters share a root ("historical" / "history").
+ROOT = 6
+
+
+def _one_edit(a: str, b: str) -> bool:
+    """One substitution, insertion or deletion apart (``a != b``)."""
+    if abs(len(a) - len(b)) > 1:
+        return False
+    i = 0
+    while i < min(len(a), len(b)) and a[i] == b[i]:
+        i += 1
+    return a[i + 1:] == b[i + 1:] or a[i + 1:] == b[i:] or a[i:] == b[i + 1:]
+
+
+def near(a: str, b: str) -> bool:
+    """The same word, an inflection of it, a word of the same root, or a one-letter typo
+    (Latin words of five or more letters; shorter words and Chinese words match exactly)."""
+    if a == b:
+        return True
+    if len(a) < MIN_NEAR or len(b) < MIN_NEAR or not (a.isascii() and b.isascii()):
+        return False
+    shared_root = len(a) >= ROOT and len(b) >= ROOT and a[:ROOT] == b[:ROOT]
+    return shared_root or stem(a) == stem(b) or _one_edit(a, b)
+
+
 def held_terms(text: str, terms: list[str], alternatives: Alternatives | None = None
                ) -> set[str]:
     """The ``terms`` that ``text`` holds, exactly, in a near form or through one of their
@@ -83,21 +110,17 @@ def missing_constraint(question: str, passages: list[Passage],
                        alternatives: Alternatives | None = None) -> str | None:
     """A word that narrows the question to something the pool never mentions, or ``None``.
 
-    Four shapes, read from the question: a name right before a category noun the pool
+    Three shapes, read from the question: a name right before a category noun the pool
     does hold ("智能手表产品线": 产品线 is there, 手表 nowhere; "the apparel line"), a year
-    the pool never names, a measured amount no passage names, itself or translated
-    ("revenue" asked of a returns report), and a name or code no passage names (see
-    ``agent.offline.anchors``: "the Berlin office", "P4 告警"). Documents about the other
-    words answer about something else then; quoting them would be a confident wrong answer.
+    the pool never names, and a measured amount no passage names, itself or translated
+    ("revenue" asked of a returns report). Documents about the other words answer about
+    something else then; quoting them would be a confident wrong answer.
     """
-    from agent.offline.anchors import holds, subject_anchors
     from agent.offline.asked import measures, years
 
     if not passages:
         return None
-    # A name may stand in a heading only (the section a table sits under).
-    texts = [" ".join([p["title"], *p["heading_path"], p["text"]])
-             for p in passages]
+    texts = [p["title"] + " " + p["text"] for p in passages]
     pool_years = set().union(*(years(t) for t in texts))
     for year in sorted(years(question)):
         if year not in pool_years:
@@ -105,12 +128,6 @@ def missing_constraint(question: str, passages: list[Passage],
     for measure in measures(question):
         if not any(measure in held_terms(t, [measure], alternatives) for t in texts):
             return measure
-    # Not every capitalised English word: askers capitalise topic words and spell names
-    # their own way, so a lone capitalised word no passage holds is weak evidence; a code,
-    # a quoted or Chinese name, or a name before a category noun ("the Berlin office") is not.
-    for anchor in subject_anchors(question):
-        if not any(holds(t, anchor, alternatives) for t in texts):
-            return anchor
     topic = set(content_terms(question))
     said = [w for w in tokens(question, precise=True) if w in topic]
     held: set[str] = set()

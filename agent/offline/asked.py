@@ -54,11 +54,6 @@ def value_pattern(question: str) -> re.Pattern[str] | None:
     return None
 
 
-def asks_share(question: str) -> bool:
-    """Whether ``question`` asks for a share of a whole (a percentage)."""
-    return bool(_SHARE.search(question))
-
-
 def measures(question: str) -> list[str]:
     """The measured amounts ``question`` names ("total revenue" -> "revenue")."""
     return list(dict.fromkeys(m.group(0).lower() for m in _MEASURE.finditer(question)))

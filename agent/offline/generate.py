@@ -12,7 +12,6 @@ import re
 from agent import messages
 from agent.offline.answerable import answerable, missing_constraint
 from agent.offline.asked import value_pattern
-from agent.offline.carried import Shortfall, choose_carrier
 from agent.offline.chain import chain_lead, is_relation
 from agent.offline.compare import comparison_lead
 from agent.offline.disagree import disagreement
@@ -45,20 +44,12 @@ PART_VALUE_WITHIN = 5
 MAX_CHARS = 500
 
 
-def refusal(language: str, missing: str | None = None, shortfall: Shortfall | None = None
-            ) -> Draft:
+def refusal(language: str, missing: str | None = None) -> Draft:
     """A refusal in the asker's language; naming ``missing``, the word the documents never
-    mention, or the ``shortfall`` of the sentences that hold the question's topic (another
-    subject than its anchor, no value of the kind asked), when that is why."""
+    mention, when that is why."""
     lang = "zh" if language == "zh" else "en"
-    text = messages.REFUSAL[lang]
-    if missing is not None:
-        text = messages.REFUSAL_MISSING[lang].format(term=missing)
-    elif shortfall is not None and shortfall.anchor is not None:
-        text = messages.REFUSAL_NOT_ABOUT[lang].format(term=shortfall.anchor)
-    elif shortfall is not None and shortfall.kind is not None:
-        what = messages.UNSAID_WHAT[lang][shortfall.kind]
-        text = messages.REFUSAL_UNSAID[lang].format(what=what)
+    text = (messages.REFUSAL[lang] if missing is None
+            else messages.REFUSAL_MISSING[lang].format(term=missing))
     return Draft(sentences=[], refused=True, text=text)
 
 
@@ -79,10 +70,16 @@ def generate(inp: GenerateInput) -> Draft:
     all_terms = list(dict.fromkeys(t for q in [u["query"], *inp["queries"]]
                                    for t in content_terms(q)))
     candidates, fit = rank_sentences(inp, terms, all_terms)
+    absent = missing_constraint(inp["question"], passages, translated(inp))
+    if absent is not None:
+        # Say what is missing rather than answer about something else.
+        return found_instead(absent, candidates, lang)
+    if not candidates:
+        return refusal(lang)
+    if flagged_outranks(inp, terms, candidates):
+        text = messages.REFUSAL_INJECTED["zh" if lang == "zh" else "en"]
+        return Draft(sentences=[], refused=True, text=text)
     parts = _answer_parts(inp, all_terms)
-    candidates, refused = _refused_or_carried(inp, terms, candidates, bool(parts))
-    if refused is not None:
-        return refused
     if not parts and is_procedural(inp["question"]):
         steps = _procedure(inp, terms)
         # The direct answer first: long steps open with their leads on one line.
@@ -99,33 +96,6 @@ def generate(inp: GenerateInput) -> Draft:
         sentences = conflict or _quote(
             inp, _facts(candidates, terms, inp["queries"], passages, frames), first=parts)
     return Draft(sentences=sentences, refused=False, text=render(sentences, lang))
-
-
-def _refused_or_carried(inp: GenerateInput, terms: list[str], candidates: list[Candidate],
-                        parts: bool) -> tuple[list[Candidate], Draft | None]:
-    """A refusal when the pool names no sentence to answer from: a constraint the pool
-    never mentions, no quotable sentence, a planted instruction as the best match, or no
-    near-top sentence carrying the question's anchor and the kind of value it asks for
-    (``agent.offline.carried``; a question in parts, a procedure, a comparison and a
-    multi-hop chain are answered from several sentences and left to their own rules).
-    Otherwise the candidates, the sentence that carries what is asked first."""
-    lang, question, passages = inp["understanding"]["language"], inp["question"], inp["passages"]
-    absent = missing_constraint(question, passages, translated(inp))
-    if absent is not None:
-        # Say what is missing rather than answer about something else.
-        return candidates, found_instead(refusal(lang, missing=absent), candidates, lang,
-                                         skip=absent)
-    if not candidates:
-        return candidates, refusal(lang)
-    if flagged_outranks(inp, terms, candidates):
-        text = messages.REFUSAL_INJECTED["zh" if lang == "zh" else "en"]
-        return candidates, Draft(sentences=[], refused=True, text=text)
-    if parts or is_procedural(question) or is_comparison(question) or inp.get("chain"):
-        return candidates, None
-    candidates, short = choose_carrier(question, candidates, passages, translated(inp))
-    if short is not None:
-        return candidates, found_instead(refusal(lang, shortfall=short), candidates, lang)
-    return candidates, None
 
 
 def _quote(inp: GenerateInput, chosen: list[Candidate],
@@ -194,13 +164,12 @@ def _supported(inp: GenerateInput, terms: list[str]) -> bool:
 FOUND_MIN_SCORE = 0.6
 
 
-def found_instead(draft: Draft, candidates: list[Candidate], language: str,
-                  skip: str | None = None) -> Draft:
-    """The refusal ``draft`` and, when a sentence (without the ``skip`` word) fits the rest
-    of the question well, that sentence as what the documents do say; it stays a refusal
+def found_instead(missing: str, candidates: list[Candidate], language: str) -> Draft:
+    """A refusal that names the ``missing`` word and, when a sentence fits the rest of the
+    question well, shows it as what the documents do say; it stays a refusal
     (``refused``) and cites only that sentence."""
-    best = next((c for c in candidates
-                 if skip is None or skip.casefold() not in c[2].casefold()), None)
+    draft = refusal(language, missing=missing)
+    best = next((c for c in candidates if missing.casefold() not in c[2].casefold()), None)
     if best is None or best[0] < FOUND_MIN_SCORE:
         return draft
     lang = "zh" if language == "zh" else "en"

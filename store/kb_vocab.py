@@ -51,13 +51,11 @@ def held_counts(conn: psycopg.Connection[Any], kb_id: int, phrases: Sequence[str
 def document_spread(conn: psycopg.Connection[Any], kb_id: int, words: Sequence[str],
                     principals: Sequence[str]) -> tuple[int, dict[str, int]]:
     """(the KB's latest documents ``principals`` may read, per word how many of those hold
-    it, counted over at most :data:`HELD_CAP` passages). A Latin word is matched as an index
-    token, a Chinese one where the text holds it (the index keeps jieba's cut, which may
-    split a word the question keeps whole)."""
-    unique = list(dict.fromkeys(words))
-    params = {"kb": kb_id, "principals": list(principals) or [PUBLIC], "cap": HELD_CAP,
-              "latin": [w for w in unique if w.isascii()],
-              "other": [w for w in unique if not w.isascii()]}
+    it, counted over at most :data:`HELD_CAP` passages). A word is matched as the index
+    holds it: all its search-mode tokens (the index keeps jieba's cut, which may split a
+    Chinese word the question keeps whole), through the keyword index, so the count costs an
+    index scan however large the KB."""
+    queries = {w: q for w in dict.fromkeys(words) if (q := _tsquery(w)) is not None}
     rows = conn.execute(
         """
         WITH g AS (SELECT active_generation AS gen FROM knowledge_bases WHERE id = %(kb)s)
@@ -68,14 +66,9 @@ def document_spread(conn: psycopg.Connection[Any], kb_id: int, words: Sequence[s
         SELECT w, (SELECT count(DISTINCT document_id) FROM (SELECT c.document_id
                    FROM chunks c, g WHERE c.kb_id = %(kb)s AND c.generation = g.gen
                    AND c.acl && %(principals)s::text[]
-                   AND c.tsv @@ to_tsquery('simple', quote_literal(w)) LIMIT %(cap)s) s)
-        FROM unnest(%(latin)s::text[]) AS w
-        UNION ALL
-        SELECT w, (SELECT count(DISTINCT document_id) FROM (SELECT c.document_id
-                   FROM chunks c, g WHERE c.kb_id = %(kb)s AND c.generation = g.gen
-                   AND c.acl && %(principals)s::text[]
-                   AND strpos(c.text, w) > 0 LIMIT %(cap)s) s)
-        FROM unnest(%(other)s::text[]) AS w
-        """, params).fetchall()
+                   AND c.tsv @@ to_tsquery('simple', q) LIMIT %(cap)s) s)
+        FROM unnest(%(words)s::text[], %(queries)s::text[]) AS u(w, q)
+        """, {"kb": kb_id, "principals": list(principals) or [PUBLIC], "cap": HELD_CAP,
+              "words": list(queries), "queries": list(queries.values())}).fetchall()
     total = next((int(n) for w, n in rows if w is None), 0)
     return total, {str(w): int(n) for w, n in rows if w is not None}

@@ -148,8 +148,24 @@ def _hard_split(text: str, max_tokens: int) -> list[str]:
     return pieces
 
 
-def _sentence_units(text: str, max_tokens: int) -> Iterator[tuple[str, int]]:
+# A list item's number ("6. ", "2) ") reads as a sentence of its own to the splitter: it
+# belongs to the item after it, or a chunk could end on a bare "6.".
+_MARKER_ONLY = re.compile(r"^\s*\d{1,3}[.)][ \t]*$")
+
+
+def _sentences(text: str) -> list[str]:
+    """``split_sentences`` with a list item's number kept on its item."""
+    out: list[str] = []
     for sentence in split_sentences(text):
+        if out and _MARKER_ONLY.match(out[-1]):
+            out[-1] += sentence
+        else:
+            out.append(sentence)
+    return out
+
+
+def _sentence_units(text: str, max_tokens: int) -> Iterator[tuple[str, int]]:
+    for sentence in _sentences(text):
         n = _weight(sentence)
         if n <= max_tokens:
             yield sentence, n

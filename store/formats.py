@@ -120,9 +120,11 @@ def _html_special(node: Any, name: str) -> str | None:
         return markdown_table([[_inline(cell) for cell in tr.find_all(["th", "td"])]
                                for tr in node.find_all("tr")])
     if name in ("ul", "ol"):
-        prefix = "1." if name == "ol" else "-"
-        items = [_inline(li) for li in node.find_all("li", recursive=False)]
-        return "\n".join(f"{prefix} {i}" for i in items if i)
+        items = [i for i in (_inline(li) for li in node.find_all("li", recursive=False)) if i]
+        # An ordered list's numbers are quoted with its steps ("1." "2." …, from ``start``).
+        first = int(node["start"]) if name == "ol" and str(node.get("start", "")).isdigit() else 1
+        return "\n".join(f"{first + k}. {i}" if name == "ol" else f"- {i}"
+                         for k, i in enumerate(items))
     return None
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import re
 
 from store.chunking import (
     MAX_TOKENS,
@@ -137,3 +138,13 @@ def test_run_of_huge_words_is_split_into_bounded_chunks() -> None:
     assert len(chunks) > 1
     assert max(len(c.text) for c in chunks) <= MAX_TOKENS * 16
     assert "".join(c.text for c in chunks) == minified
+
+
+def test_a_list_number_stays_with_its_item_at_a_chunk_boundary() -> None:
+    steps = "\n".join(f"{n}. Step {n}: check the pump valve and write the pressure down."
+                      for n in range(1, 13))
+    chunks = chunk_text(f"# Pump checks\n\n## Steps\n\n{steps}\n", max_tokens=40, overlap=8)
+    assert len(chunks) > 2
+    for chunk in chunks:
+        for line in chunk.text.splitlines():
+            assert re.match(r"^\d{1,2}\. Step \d{1,2}: check", line), line

@@ -50,6 +50,16 @@ def is_procedural(question: str) -> bool:
     return bool(_INTENT.search(question)) and not _FACT_ASKED.search(question)
 
 
+# Any how-question, "怎么优化" and "how can I…" too, but not how much, many, long or often.
+_ASKS_HOW = re.compile(r"(怎么|怎样|如何|\bhow\b(?!\s+(?:many|much|long|often|old|far|soon|big|"
+                       r"large|fast|late|early)\b))", re.I)
+
+
+def asks_how(question: str) -> bool:
+    """Asks how something is done, in any form (a wider net than ``is_procedural``)."""
+    return bool(_ASKS_HOW.search(question))
+
+
 def is_chitchat(question: str) -> bool:
     return bool(_GREETING.match(question))
 

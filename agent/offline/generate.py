@@ -15,6 +15,7 @@ from agent.offline.asked import value_pattern
 from agent.offline.chain import chain_lead, is_relation
 from agent.offline.compare import comparison_lead
 from agent.offline.disagree import disagreement
+from agent.offline.lists import complete_lists
 from agent.offline.parts import asks_which_document, question_parts, title_answer
 from agent.offline.ranking import (
     Candidate,
@@ -29,7 +30,7 @@ from agent.offline.ranking import (
 from agent.offline.route import is_chitchat, is_comparison
 from agent.offline.steps import procedure, summary
 from agent.offline.versions import superseded
-from agent.question_shape import is_procedural
+from agent.question_shape import asks_how, is_procedural
 from agent.state import Draft, GenerateInput, Passage, Sentence
 from agent.text import content_terms, join_sentences, norm, terms_of, weighted_share
 from store.suspicious import is_suspicious
@@ -80,8 +81,13 @@ def generate(inp: GenerateInput) -> Draft:
         text = messages.REFUSAL_INJECTED["zh" if lang == "zh" else "en"]
         return Draft(sentences=[], refused=True, text=text)
     parts = _answer_parts(inp, all_terms)
-    if not parts and is_procedural(inp["question"]):
-        steps = _procedure(inp, terms)
+    procedural = not parts and is_procedural(inp["question"])
+    # "访客预约怎么操作？": a how-question whose words name a section with a list asks for
+    # that list, though "怎么 + verb" alone may ask for the one fix that fits a case.
+    steps = (_procedure(inp, terms) if procedural
+             else _procedure(inp, terms, named_by_heading=True)
+             if not parts and asks_how(inp["question"]) else None)
+    if steps or procedural:
         # The direct answer first: long steps open with their leads on one line.
         brief = summary(steps, lang) if steps else None
         sentences = [*_leads(inp), *([brief] if brief else []), *steps] if steps else _quote(
@@ -93,8 +99,9 @@ def generate(inp: GenerateInput) -> Draft:
             inp["question"], terms, candidates, passages, old=superseded(passages), language=lang)
         # A question in parts: its parts' answers first, then the support (a bridge hop).
         # Two documents that disagree: both, and nothing that would pick a side.
-        sentences = conflict or _quote(
-            inp, _facts(candidates, terms, inp["queries"], passages, frames), first=parts)
+        sentences = conflict or complete_lists(_quote(
+            inp, _facts(candidates, terms, inp["queries"], passages, frames), first=parts),
+            passages, inp["question"])
     return Draft(sentences=sentences, refused=False, text=render(sentences, lang))
 
 
@@ -179,11 +186,13 @@ def found_instead(missing: str, candidates: list[Candidate], language: str) -> D
     return Draft(sentences=sentences, refused=True, text=render(sentences, language))
 
 
-def _procedure(inp: GenerateInput, terms: list[str]) -> list[Sentence] | None:
+def _procedure(inp: GenerateInput, terms: list[str], *,
+               named_by_heading: bool = False) -> list[Sentence] | None:
     """The listed steps for a "how do I…" question (see ``agent.offline.steps``), minus any
     the verifier rejected; ``None`` when fewer than two remain."""
     rejected = {norm(s) for s in inp["rejected"]}
-    steps = procedure(terms, inp["passages"], translated(inp)) or []
+    steps = procedure(terms, inp["passages"], translated(inp),
+                      named_by_heading=named_by_heading) or []
     kept = [s for s in steps if norm(s["text"]) not in rejected
             and not looks_like_instruction(s["text"])]
     return kept if len(kept) >= 2 else None

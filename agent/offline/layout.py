@@ -12,15 +12,26 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from agent.offline.lists import lead_in_of
+from agent.text import LIST_ITEM
+
 # A table row and the separator under its header ("|---|:--:|").
 _ROW = re.compile(r"^\s*\|.*\|\s*$")
 _SEPARATOR = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
 # An FAQ question: a line that is all bold, or starts "问：" / "Q:", and asks something.
 _BOLD_LINE = re.compile(r"^\s*(?:\*\*|__)(?P<q>.+?)(?:\*\*|__)\s*(?P<rest>.*)$")
-_Q_PREFIX = re.compile(r"^\s*(?:问|Q)\s*[:：]\s*", re.I)
-_A_PREFIX = re.compile(r"^\s*(?:答|A)\s*[:：]\s*", re.I)
-_ASKS = re.compile(r"([?？]\s*$|^\s*(?:问|Q)\s*[:：])", re.I)
+# "Q:" "问：" and numbered "Q1:" "Q2." "问1、" (a bare "A." is a sentence's initial).
+_Q_PREFIX = re.compile(r"^\s*(?:问|Q)\s*(?:\d{1,3}\s*[:：.、]|[:：])\s*", re.I)
+_A_PREFIX = re.compile(r"^\s*(?:答|A)\s*(?:\d{1,3}\s*[:：.、]|[:：])\s*", re.I)
+_ASKS = re.compile(r"([?？]\s*$|^\s*(?:问|Q)\s*(?:\d{1,3}\s*[:：.、]|[:：]))", re.I)
+# A list item's marker ("1. ", "- "), left out of a question asked as an item.
+_ITEM_MARKER = re.compile(r"^\s*(?:\d{1,2}[.)]\s+|\d{1,2}、\s*|[（(]\d{1,2}[)）]\s*|[-*•·]\s+)")
+# A line that is one short question ("1. 报销多久到账？", "Why is the VPN slow?") heads the
+# lines after it as its answer, as a "Q:" line does.
+MAX_QUESTION_CHARS = 120
 _MARKUP = re.compile(r"\*\*|__")
+# A bold "问：" / "答：" / "Q:" / "A:" label alone, the text after it plain.
+_BOLD_LABEL = re.compile(r"^(?:\*\*|__)\s*(?P<label>(?:问|答|Q|A)\s*[:：])\s*(?:\*\*|__)\s*", re.I)
 
 
 @dataclass(frozen=True)
@@ -71,26 +82,33 @@ def is_table_line(line: str) -> bool:
 
 
 def faq_pairs(text: str) -> list[FaqPair]:
-    """Question-and-answer pairs: a bold or "问：/Q:" line that asks something, and the lines
-    after it up to the next such question or heading (an answer may share the question's
-    line: "**问：…？** 答：…")."""
+    """Question-and-answer pairs: a bold, "问：/Q:/Q1." or one-question line (a list item
+    too: "1. 报销多久到账？") that asks something, and the lines after it up to the next
+    such question or heading (an answer may share the question's line: "**问：…？** 答：…";
+    a list answer keeps one item a line)."""
     pairs: list[FaqPair] = []
     question: str | None = None
     answer: list[str] = []
 
     def close() -> None:
         if question is not None and answer:
-            pairs.append(FaqPair(question=question, answer=" ".join(answer)))
+            # An answer that is a list stays one item a line.
+            pairs.append(FaqPair(question=question, answer="".join(
+                ("\n" if k and (LIST_ITEM.match(a) or LIST_ITEM.match(answer[k - 1])) else
+                 " " if k else "") + a for k, a in enumerate(answer))))
 
     for raw in text.splitlines():
-        line = raw.strip()
+        # "**问：**试用期多长？" / "**Q:** How…?": only the label is bold; the line reads
+        # as "问：试用期多长？".
+        line = _BOLD_LABEL.sub(r"\g<label>", raw.strip())
         bold = _BOLD_LINE.match(line)
         asked = bold.group("q") if bold else line
         # A whole bold line ("**My account is locked.**") heads an answer too.
         if asked and ((bold and (_ASKS.search(asked) or not bold.group("rest")))
-                      or (_Q_PREFIX.match(line) and _ASKS.search(line))):
+                      or (_Q_PREFIX.match(line) and _ASKS.search(line))
+                      or _one_question(line)):
             close()
-            question = _Q_PREFIX.sub("", asked).strip()
+            question = _Q_PREFIX.sub("", _ITEM_MARKER.sub("", asked, count=1)).strip()
             rest = bold.group("rest").strip() if bold else ""
             answer = [_A_PREFIX.sub("", rest)] if rest else []
             continue
@@ -102,6 +120,13 @@ def faq_pairs(text: str) -> list[FaqPair]:
             answer.append(_A_PREFIX.sub("", _MARKUP.sub("", line)).strip())
     close()
     return pairs
+
+
+def _one_question(line: str) -> bool:
+    bare = _MARKUP.sub("", _ITEM_MARKER.sub("", line, count=1)).strip()
+    # One sentence: no full stop before the question mark.
+    return (bool(bare) and not line.startswith("#") and len(bare) <= MAX_QUESTION_CHARS
+            and bare[-1] in "?？" and not re.search(r"[。！!.;；][^?？]", bare))
 
 
 def is_question(sentence: str) -> bool:
@@ -129,7 +154,9 @@ def quotable_units(text: str, split: Callable[[str], list[str]]) -> list[Unit]:
                       if not is_table_line(line) and not line.lstrip().startswith("#"))
     # An answer's "答：" / "A:" label is layout; without it a sentence and the whole FAQ
     # answer holding it are seen as one.
-    units = [Unit(text=_A_PREFIX.sub("", s), about=s) for s in split(prose)
+    # A list item is about what its lead-in announces ("入职当天请携带以下材料：" over "银行卡").
+    units = [Unit(text=_A_PREFIX.sub("", s), about=f"{lead_in_of(prose, s) or ''} {s}".strip())
+             for s in split(prose)
              if not is_question(s) and _norm(_Q_PREFIX.sub("", s)) not in asked]
     lang = language_of(text)
     # A row is about its first column's header too: "Tier 2" names a city tier, and a

@@ -26,11 +26,61 @@ _WHICH_DOC = re.compile(
 
 def question_parts(question: str) -> list[str]:
     """The parts of a question that asks two or more things ("…占多少？…怎么处理？"), each
-    with enough words of its own; ``[]`` for a question in one part."""
+    with enough words of its own, or one thing of each of two named items ("A和B分别…");
+    ``[]`` for a question in one part."""
     parts = [p.strip() for p in _PART_END.split(question.strip()) if p.strip()]
     if len(parts) < 2 or any(len(content_terms(p)) < MIN_PART_TERMS for p in parts):
-        return []
+        return respective_parts(question)
     return parts
+
+
+# "A和B分别…", "A and B respectively": one question asked of each of two items.
+_EACH = {"分别", "各自", "respectively"}
+_AND = {"和", "与", "及", "跟", "以及", "、", "and"}
+_ARTICLES = {"the", "a", "an", "our", "my", "your"}
+# Parallel items share their head word ("一线城市和二线城市", "guest network and staff
+# network"); at most this many words are taken as one item.
+MAX_ITEM_WORDS = 3
+
+
+def respective_parts(question: str) -> list[str]:
+    """"北京和深圳办公室的前台电话分别是多少？" → the question about 北京 and the one about
+    深圳 ("北京办公室的前台电话是多少？", …); ``[]`` unless the question says "分别" /
+    "respectively" after two items joined by "和" / "and"."""
+    import rjieba
+
+    toks = list(rjieba.cut(question))
+    words = [i for i, t in enumerate(toks) if t.strip()]
+    each = next((i for i in words if toks[i].casefold() in _EACH), None)
+    if each is None:
+        return []
+    joins = [i for i in words if i < each and toks[i].casefold() in _AND]
+    if not joins:
+        return []
+    c = joins[-1]
+    before = [i for i in words if i < c]
+    after = [i for i in words if c < i < each]
+    skip = 1 if after and toks[after[0]].casefold() in _ARTICLES else 0
+    k = next((j for j in range(MAX_ITEM_WORDS, 1, -1)
+              if len(before) >= j and len(after) >= skip + j
+              and toks[before[-1]].casefold() == toks[after[skip + j - 1]].casefold()), 1)
+    if not before or len(after) < skip + k:
+        return []
+    x_start, y_end = before[-k], after[skip + k - 1]
+    # "分别" itself goes, with the space and comma before it ("…, respectively").
+    drop_each = {each}
+    while each - len(drop_each) > c and toks[each - len(drop_each)].strip() in ("", ",", "，"):
+        drop_each.add(each - len(drop_each))
+    # The part about the first item loses the conjunction and the second item; the part
+    # about the second loses the first item and the conjunction.
+    first = "".join(t for i, t in enumerate(toks)
+                    if not (before[-1] < i <= y_end) and i not in drop_each)
+    second = "".join(t for i, t in enumerate(toks)
+                     if not (x_start <= i <= (after[skip] - 1 if skip else c)
+                             or (skip == 0 and c < i < after[0])) and i not in drop_each)
+    parts = [first.strip(), second.strip()]
+    own = [set(content_terms(p)) - set(content_terms(q)) for p, q in (parts, parts[::-1])]
+    return parts if all(own) else []
 
 
 def asks_which_document(question: str) -> bool:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from agent.offline.layout import is_question
 from agent.offline.pointers import pointed_documents
 from agent.offline.versions import superseded
 from agent.state import Passage, Sentence
@@ -26,8 +27,12 @@ _NOT_PROCEDURE = re.compile(r"(missed|mistakes?|pitfalls?|don'?t|avoid|faq|常�
                             re.I)
 MIN_ITEMS = 2
 SUPERSEDED_PENALTY = 0.6
-MAX_ITEMS = 8
-MAX_CHARS = 900
+# A procedure is quoted whole: a cut list leaves the asker at a step that is not the last
+# (these bound only a runaway list).
+MAX_ITEMS = 20
+MAX_CHARS = 2000
+# How much of the question's weight a section's heading holds to name the list under it.
+HEADING_SHARE = 0.5
 
 
 def list_items(text: str) -> list[str]:
@@ -47,12 +52,15 @@ def _heading_bonus(p: Passage) -> float:
 
 
 def procedure(terms: list[str], passages: list[Passage],
-              alternatives: Alternatives | None = None) -> list[Sentence] | None:
+              alternatives: Alternatives | None = None, *,
+              named_by_heading: bool = False) -> list[Sentence] | None:
     """The steps answering a procedural question, each citing its passage, or ``None``
     when no passage of the best-fitting document holds a list of at least two items.
 
     Only the document that fits the question best (title, headings and text, plus its
-    search rank) is considered: a list elsewhere in the pool is another procedure."""
+    search rank) is considered: a list elsewhere in the pool is another procedure. With
+    ``named_by_heading`` only a list whose heading holds most of the question's words
+    counts ("访客预约怎么操作" and a section "访客预约步骤")."""
     if not passages or not terms:
         return None
     sets = [terms_of(" ".join([p["title"], *p["heading_path"], p["text"]]), terms, alternatives)
@@ -73,27 +81,67 @@ def procedure(terms: list[str], passages: list[Passage],
             best_doc = d
             break
     scored = []
-    for i, p in enumerate(passages):
-        items = list_items(p["text"])
-        if p["doc_id"] != best_doc or len(items) < MIN_ITEMS:
+    for first, chain, items in _lists(passages, best_doc):
+        held = set().union(*(sets[i] for i in chain))
+        numbered = sum(1 for item, _ in items if _NUMBERED.match(item))
+        heading = passages[first]["heading_path"][-1] if passages[first]["heading_path"] else ""
+        # Of the question's words the list's passages hold (a question's own verb, "操作",
+        # may be nowhere), the heading holds most.
+        if named_by_heading and weighted_share(
+                [t for t in terms if t in held], idf,
+                terms_of(heading, terms, alternatives)) < HEADING_SHARE:
             continue
-        numbered = sum(1 for line in p["text"].splitlines() if _NUMBERED.match(line))
         # Within the document the question's words decide, not the search rank; lists
         # that hold them equally are taken in the document's order (what happens first).
-        score = (weighted_share(terms, idf, sets[i]) + _heading_bonus(p)
+        score = (weighted_share(terms, idf, held) + _heading_bonus(passages[first])
                  + (0.2 if numbered >= MIN_ITEMS else 0.0))
-        scored.append((round(score, 6), -p["chunk_id"], i, items))
+        scored.append((round(score, 6), -passages[first]["chunk_id"], first, items))
     if not scored:
         return None
-    _, _, i, items = max(scored)
+    items = max(scored)[3]
     out: list[Sentence] = []
     used = 0
-    for item in items[:MAX_ITEMS]:
+    for item, i in items[:MAX_ITEMS]:
         if out and used + len(item) > MAX_CHARS:
             break
         out.append(Sentence(text=item, cites=[i + 1]))
         used += len(item)
     return out
+
+
+def _lists(passages: list[Passage], doc_id: str) -> list[tuple[int, list[int],
+                                                                list[tuple[str, int]]]]:
+    """The lists of ``doc_id``'s passages with at least two items: (first passage index,
+    the indexes it spans, its items with the index each is quoted from). A list the chunker
+    cut at a chunk boundary (the next chunk of the same section starts where it stopped)
+    is joined back, the overlap the chunker repeats taken once."""
+    own = sorted((i for i, p in enumerate(passages) if p["doc_id"] == doc_id),
+                 key=lambda i: passages[i]["chunk_id"])
+    out: list[tuple[int, list[int], list[tuple[str, int]]]] = []
+    previous: int | None = None
+    for i in own:
+        p, items = passages[i], list_items(passages[i]["text"])
+        if previous is not None and out and out[-1][1][-1] == previous and items \
+                and _continues(passages[previous], p):
+            seen = {item for item, _ in out[-1][2]}
+            out[-1][1].append(i)
+            out[-1][2].extend((item, i) for item in items if item not in seen)
+        elif items:
+            out.append((i, [i], [(item, i) for item in items]))
+        previous = i
+    # A list of questions is an FAQ's, each answered under it: not a procedure.
+    return [x for x in out if len(x[2]) >= MIN_ITEMS
+            and sum(is_question(item) for item, _ in x[2]) * 2 < len(x[2])]
+
+
+def _continues(before: Passage, after: Passage) -> bool:
+    """Whether ``after`` is the next chunk of ``before``'s section and both sides of the
+    cut are list items."""
+    last = [line for line in before["text"].splitlines() if line.strip()][-1:]
+    first = [line for line in after["text"].splitlines() if line.strip()][:1]
+    return (after["chunk_id"] == before["chunk_id"] + 1
+            and after["heading_path"] == before["heading_path"]
+            and bool(last and first and LIST_ITEM.match(last[0]) and LIST_ITEM.match(first[0])))
 
 
 # A step's lead: its first words up to a colon ("检查淘汰策略：…", "Lock and wipe: …"),

@@ -192,8 +192,16 @@ def ngram_containment(claim: str, source: str, n: int = 2) -> float:
     return len(c & char_ngrams(source, n)) / len(c)
 
 
-# A list item's opening marker ("1. ", "2、", "（3）", "- ").
-LIST_ITEM = re.compile(r"^\s*(?:\d{1,2}[.)]\s+|\d{1,2}、\s*|[（(]\d{1,2}[)）]\s*|[-*•·]\s+)\S")
+# A numbered item's opening marker: "1. ", "2、", "（3）", "4）", "1.登录" (Chinese documents
+# often leave out the space), "①", "第一步：", "步骤 2：", "Step 3:".
+_NUMBER = r"[一二三四五六七八九十\d]{1,3}"
+NUMBERED_MARKER = (r"^\s*(?:\d{1,2}[.)]\s+|\d{1,2}[.．](?=[\u4e00-\u9fff])|\d{1,2}[、）]\s*|"
+                   r"[（(]\d{1,2}[)）]\s*|[①-⑳]\s*|第" + _NUMBER + r"步[:：，,、.．]?\s*|"
+                   r"步骤\s*" + _NUMBER + r"\s*[:：，,、.．]\s*|(?i:step)\s*\d{1,2}\s*[:：.)]\s*)")
+# Any list item's marker: a number's, or a bullet ("- ", "• ").
+ITEM_MARKER = re.compile(NUMBERED_MARKER[:-1] + r"|[-*•·]\s+)")
+NUMBERED_ITEM = re.compile(NUMBERED_MARKER + r"\S")
+LIST_ITEM = re.compile(ITEM_MARKER.pattern + r"\S")
 
 
 def join_sentences(texts: list[str], language: str) -> str:

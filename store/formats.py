@@ -161,6 +161,63 @@ def _html_blocks(node: Any, out: list[str]) -> None:
     flush()
 
 
+class _DocxNumbering:
+    """List markers of a .docx's paragraphs: "1. ", "2. " … for a numbered list (Word's
+    automatic numbering, which python-docx's text leaves out), "- " for a bullet, two spaces
+    a level deeper; ``None`` for a paragraph that is not a list item."""
+
+    def __init__(self, document: Any) -> None:
+        try:
+            self._numbering = document.part.numbering_part.element
+        except (KeyError, NotImplementedError):
+            self._numbering = None
+        self._formats: dict[tuple[str, str], str | None] = {}
+        self._counts: dict[str, list[int]] = {}
+
+    def marker(self, paragraph: Any) -> str | None:
+        num_id, level = self._num_pr(paragraph)
+        style = (paragraph.style.name if paragraph.style is not None else "") or ""
+        if num_id is None:
+            return "- " if style.startswith("List") else None
+        depth = int(level) if level.isdigit() and int(level) < 9 else 0
+        fmt = self._format(num_id, str(depth))
+        numbered = fmt not in ("bullet", "none") if fmt is not None else "Number" in style
+        if not numbered:
+            return "  " * depth + "- "
+        counts = self._counts.setdefault(num_id, [0] * 9)
+        counts[depth] += 1
+        counts[depth + 1:] = [0] * (8 - depth)  # a deeper list restarts under each item
+        return "  " * depth + f"{counts[depth]}. "
+
+    @staticmethod
+    def _num_pr(paragraph: Any) -> tuple[str | None, str]:
+        """The paragraph's numbering id and level, its own or its style's."""
+        for holder in (paragraph._p, getattr(paragraph.style, "element", None)):
+            ppr = getattr(holder, "pPr", None)
+            num_pr = getattr(ppr, "numPr", None)
+            if num_pr is not None and num_pr.numId is not None:
+                num_id = str(num_pr.numId.val)
+                level = str(num_pr.ilvl.val) if num_pr.ilvl is not None else "0"
+                # numId 0 switches numbering off.
+                return (num_id if num_id.isdigit() and num_id != "0" else None), level
+        return None, "0"
+
+    def _format(self, num_id: str, level: str) -> str | None:
+        key = (num_id, level)
+        if key not in self._formats:
+            fmt = None
+            if self._numbering is not None:
+                abstract = self._numbering.xpath(
+                    f'./w:num[@w:numId="{num_id}"]/w:abstractNumId/@w:val')
+                if abstract and str(abstract[0]).isdigit():
+                    found = self._numbering.xpath(
+                        f'./w:abstractNum[@w:abstractNumId="{abstract[0]}"]'
+                        f'/w:lvl[@w:ilvl="{level}"]/w:numFmt/@w:val')
+                    fmt = str(found[0]) if found else None
+            self._formats[key] = fmt
+        return self._formats[key]
+
+
 # ---------------------------------------------------------------- PDF
 
 
@@ -199,6 +256,7 @@ def read_docx(data: bytes) -> tuple[str | None, str]:
     document = docx.Document(io.BytesIO(data))
     title = (document.core_properties.title or "").strip() or None
     blocks: list[str] = []
+    numbering = _DocxNumbering(document)
     for item in document.iter_inner_content():
         if isinstance(item, Table):
             rows = [[cell.text for cell in row.cells] for row in item.rows]
@@ -218,8 +276,8 @@ def read_docx(data: bytes) -> tuple[str | None, str]:
             blocks.append("# " + text)
         elif level:
             blocks.append("#" * min(int(level.group(1)), 6) + " " + text)
-        elif style.startswith("List"):
-            blocks.append("- " + text)
+        elif (marker := numbering.marker(item)) is not None:
+            blocks.append(marker + text)
         else:
             blocks.append(text)
     if title is None:

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from agent.offline.lists import lead_in_of
-from agent.text import LIST_ITEM
+from agent.text import ITEM_MARKER, LIST_ITEM
 
 # A table row and the separator under its header ("|---|:--:|").
 _ROW = re.compile(r"^\s*\|.*\|\s*$")
@@ -24,8 +24,6 @@ _BOLD_LINE = re.compile(r"^\s*(?:\*\*|__)(?P<q>.+?)(?:\*\*|__)\s*(?P<rest>.*)$")
 _Q_PREFIX = re.compile(r"^\s*(?:问|Q)\s*(?:\d{1,3}\s*[:：.、]|[:：])\s*", re.I)
 _A_PREFIX = re.compile(r"^\s*(?:答|A)\s*(?:\d{1,3}\s*[:：.、]|[:：])\s*", re.I)
 _ASKS = re.compile(r"([?？]\s*$|^\s*(?:问|Q)\s*(?:\d{1,3}\s*[:：.、]|[:：]))", re.I)
-# A list item's marker ("1. ", "- "), left out of a question asked as an item.
-_ITEM_MARKER = re.compile(r"^\s*(?:\d{1,2}[.)]\s+|\d{1,2}、\s*|[（(]\d{1,2}[)）]\s*|[-*•·]\s+)")
 # A line that is one short question ("1. 报销多久到账？", "Why is the VPN slow?") heads the
 # lines after it as its answer, as a "Q:" line does.
 MAX_QUESTION_CHARS = 120
@@ -108,7 +106,7 @@ def faq_pairs(text: str) -> list[FaqPair]:
                       or (_Q_PREFIX.match(line) and _ASKS.search(line))
                       or _one_question(line)):
             close()
-            question = _Q_PREFIX.sub("", _ITEM_MARKER.sub("", asked, count=1)).strip()
+            question = _Q_PREFIX.sub("", ITEM_MARKER.sub("", asked, count=1)).strip()
             rest = bold.group("rest").strip() if bold else ""
             answer = [_A_PREFIX.sub("", rest)] if rest else []
             continue
@@ -123,7 +121,7 @@ def faq_pairs(text: str) -> list[FaqPair]:
 
 
 def _one_question(line: str) -> bool:
-    bare = _MARKUP.sub("", _ITEM_MARKER.sub("", line, count=1)).strip()
+    bare = _MARKUP.sub("", ITEM_MARKER.sub("", line, count=1)).strip()
     # One sentence: no full stop before the question mark.
     return (bool(bare) and not line.startswith("#") and len(bare) <= MAX_QUESTION_CHARS
             and bare[-1] in "?？" and not re.search(r"[。！!.;；][^?？]", bare))

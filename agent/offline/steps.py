@@ -14,10 +14,16 @@ from agent.offline.layout import is_question
 from agent.offline.pointers import pointed_documents
 from agent.offline.versions import superseded
 from agent.state import Passage, Sentence
-from agent.text import LIST_ITEM, Alternatives, idf_weights, terms_of, weighted_share
+from agent.text import (
+    ITEM_MARKER,
+    LIST_ITEM,
+    NUMBERED_ITEM,
+    Alternatives,
+    idf_weights,
+    terms_of,
+    weighted_share,
+)
 
-# A list item: "1." "2)" "3、" "(4)" "（5）" or a bullet.
-_NUMBERED = re.compile(r"^\s*(?:\d{1,2}[.)]\s+|\d{1,2}、\s*|[（(]\d{1,2}[)）]\s*)\S")
 # Headings that announce a procedure (and, for the penalty, those that list pitfalls).
 _PROCEDURE_HEADING = re.compile(
     r"(steps?|procedure|how to|how do|instructions|process|what to do|checklist|"
@@ -83,7 +89,7 @@ def procedure(terms: list[str], passages: list[Passage],
     scored = []
     for first, chain, items in _lists(passages, best_doc):
         held = set().union(*(sets[i] for i in chain))
-        numbered = sum(1 for item, _ in items if _NUMBERED.match(item))
+        numbered = sum(1 for item, _ in items if NUMBERED_ITEM.match(item))
         heading = passages[first]["heading_path"][-1] if passages[first]["heading_path"] else ""
         # Of the question's words the list's passages hold (a question's own verb, "操作",
         # may be nowhere), the heading holds most.
@@ -146,7 +152,6 @@ def _continues(before: Passage, after: Passage) -> bool:
 
 # A step's lead: its first words up to a colon ("检查淘汰策略：…", "Lock and wipe: …"),
 # short enough to name the step rather than explain it.
-_MARKER = re.compile(r"^\s*(?:\d{1,2}[.)]\s+|\d{1,2}、\s*|[（(]\d{1,2}[)）]\s*|[-*•·]\s+)")
 _LEAD = re.compile(r"^(?P<lead>[^:：。.;；]{2,40}?)\s*[:：]\s*\S")
 # Steps longer than this together get a one-line summary of their leads first, so that the
 # direct answer is within the first 200 characters.
@@ -160,7 +165,7 @@ def summary(steps: list[Sentence], language: str) -> Sentence | None:
         return None
     leads = []
     for s in steps:
-        m = _LEAD.match(_MARKER.sub("", s["text"], count=1))
+        m = _LEAD.match(ITEM_MARKER.sub("", s["text"], count=1))
         if m is None:
             return None
         leads.append(m.group("lead").strip())

@@ -11,7 +11,7 @@ import re
 
 from agent.state import Draft, Passage
 from store.chunking import chunk_text
-from store.formats import read_html
+from store.formats import read_docx, read_html
 from tests.unit.offline_ask import ask
 
 VISITOR = """# 访客接待规范
@@ -244,3 +244,55 @@ def test_numbered_q_and_a_labels_are_read_as_faq_pairs() -> None:
     draft = ask("How long is a password valid?", pool)
     assert draft["sentences"][0]["text"].startswith("Passwords expire every 90 days")
     assert "A1" not in draft["text"]
+
+
+PRINTER_ZH = """# 打印机使用说明
+
+三楼打印机支持黑白和彩色打印，彩色打印需部门负责人开通权限。
+
+## 连接打印机
+
+第一步：打开"设置 > 打印机"，点击"添加"；
+第二步：选择 PRN-3F-01，驱动会自动安装；
+第三步：首次打印时在打印机上刷工卡确认。
+
+## 扫描文件
+
+1.将文件正面朝下放在玻璃板上；
+2.在屏幕上选择"扫描到邮箱"；
+3.刷工卡后文件发送到你的公司邮箱。
+"""
+
+
+def test_steps_written_as_di_n_bu_or_numbers_without_a_space_are_a_procedure() -> None:
+    pool = passages(PRINTER_ZH, "printer-zh", "打印机使用说明")
+    draft = ask("怎么连接打印机？", pool)
+    assert [line[:3] for line in draft["text"].splitlines()] == ["第一步", "第二步", "第三步"]
+    draft = ask("扫描文件怎么操作？", pool)
+    assert numbers(draft) == ["1", "2", "3"]
+    assert "扫描到邮箱" in draft["text"]
+
+
+def test_a_word_document_numbered_list_keeps_its_numbers_and_answers_in_order() -> None:
+    import io
+
+    import docx
+
+    document = docx.Document()
+    document.add_heading("Laptop setup", 1)
+    document.add_paragraph("New laptops are handed out at the service desk.")
+    document.add_heading("First start", 2)
+    for step in ("Open the lid of the new laptop and press the power key.",
+                 "Join the LT-Staff network.",
+                 "Sign in with your directory account.", "Wait for the updates to finish."):
+        document.add_paragraph(step, style="List Number")
+    document.add_paragraph("Keep the box for returns:")
+    document.add_paragraph("The charger goes back with it.", style="List Bullet")
+    data = io.BytesIO()
+    document.save(data)
+    title, text = read_docx(data.getvalue())
+    assert "4. Wait for the updates" in text
+    assert "- The charger goes back" in text
+    draft = ask("How do I start a new laptop?",
+                passages(text, "laptop", title or ""))
+    assert numbers(draft) == ["1", "2", "3", "4"]

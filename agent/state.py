@@ -92,6 +92,9 @@ class Understanding(TypedDict):
     time_range: str | None
     metrics: list[str]
     implicit_context: list[str]  # what the rewrite borrowed from earlier turns
+    # An ellipsis that names a new value for the earlier question's slot, restated as that
+    # question ("那丧假呢？" -> "丧假有几天？"): plan, answer and checks read it as asked.
+    restated: NotRequired[str]
     # Query term -> its translations into the KB's other language that the KB holds
     # (store.crosslang); the offline rules count a term held when a text holds one.
     translated_terms: NotRequired[dict[str, list[str]]]
@@ -290,3 +293,10 @@ class GraphState(TypedDict, total=False):
     attempts: int
     used_fallback_query: bool
     result: dict[str, Any]
+
+
+def asked(state: GraphState) -> str:
+    """The question as the answer steps read it: the turn's question, or its restatement
+    when it was an ellipsis naming a new value for the earlier question's slot."""
+    u = state.get("understanding")
+    return (u.get("restated") if u else None) or state["question"]

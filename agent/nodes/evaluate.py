@@ -9,7 +9,7 @@ from langgraph.runtime import Runtime
 
 from agent.context import RunContext
 from agent.nodes.stages import emit
-from agent.state import EvaluateInput, Evaluation, GraphState
+from agent.state import EvaluateInput, Evaluation, GraphState, asked
 
 
 def round_overlap(round_ids: list[int], new_ids: list[int]) -> float:
@@ -26,7 +26,7 @@ def evaluate(state: GraphState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     round_ = int(state["round"])
     emit(runtime, "evaluating", state["understanding"]["language"])
     ev = ctx.engine.evaluate(EvaluateInput(
-        question=state["question"], understanding=state["understanding"], plan=state["plan"],
+        question=asked(state), understanding=state["understanding"], plan=state["plan"],
         passages=list(state.get("passages") or []),
         new_chunk_ids=list(state.get("last_new_chunk_ids") or []),
         round=round_, max_rounds=cfg.max_rounds, searches=list(state.get("searches") or [])))

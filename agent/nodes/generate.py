@@ -11,7 +11,7 @@ from agent.context import RunContext
 from agent.nodes.answer_stream import VerifiedPrefix
 from agent.nodes.evaluate import chain_doc_ids
 from agent.nodes.stages import emit
-from agent.state import GenerateInput, GraphState, Passage
+from agent.state import GenerateInput, GraphState, Passage, asked
 from store.tokenize import count_tokens
 
 
@@ -48,7 +48,7 @@ def generate(state: GraphState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     # The first sub-question is the question itself (plus synonyms): not an extra query.
     queries = [s["query"] for s in state.get("searches") or [] if s["id"] not in ("q1", "raw")]
     inp = GenerateInput(
-        question=state["question"], understanding=u, route=state["decision"]["route"],
+        question=asked(state), understanding=u, route=state["decision"]["route"],
         queries=[u["query"], *[q for q in queries if q != u["query"]]],
         passages=pool, attempt=attempts, rejected=list(state.get("rejected") or []),
         chain=chain)

@@ -8,7 +8,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from agent.context import RunContext
-from agent.state import FilterSpec, GraphState, Plan, PlanInput, SubQuestion
+from agent.state import FilterSpec, GraphState, Plan, PlanInput, SubQuestion, asked
 
 
 def _known_filters(sub: SubQuestion, doc_types: list[str], sources: list[str]) -> SubQuestion:
@@ -25,7 +25,7 @@ def plan(state: GraphState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     started = time.perf_counter()
     facets = runtime.context.facets()
     raw = runtime.context.engine.plan(PlanInput(
-        question=state["question"], understanding=state["understanding"],
+        question=asked(state), understanding=state["understanding"],
         route=state["decision"]["route"], facets=facets))
     subs = [_known_filters(s, facets["doc_types"], facets["sources"])
             for s in raw["sub_questions"]]

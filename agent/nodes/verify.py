@@ -11,7 +11,7 @@ from agent import messages
 from agent.context import RunContext
 from agent.nodes.answer_stream import emit_answer
 from agent.nodes.stages import emit
-from agent.state import Draft, GraphState, Passage, VerifyInput
+from agent.state import Draft, GraphState, Passage, VerifyInput, asked
 
 
 def refusal_with_sources(language: str, passages: list[Passage], limit: int = 3) -> Draft:
@@ -30,7 +30,7 @@ def verify(state: GraphState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     emit(runtime, "verifying", lang)
     draft = state["draft"]
     pool = list(state.get("context") or [])
-    verdict = ctx.engine.verify(VerifyInput(question=state["question"], draft=draft,
+    verdict = ctx.engine.verify(VerifyInput(question=asked(state), draft=draft,
                                             passages=pool))
     attempts = int(state.get("attempts") or 0)
     update: dict[str, Any] = {"verdict": verdict}

@@ -72,6 +72,12 @@ def _answered(history: list[Turn]) -> list[Turn]:
     return [t for t in history if not t["refused"]]
 
 
+def last_answered(history: list[Turn]) -> Turn | None:
+    """The thread's latest turn with a topic to lend, if any."""
+    turns = _answered(history)
+    return turns[-1] if turns else None
+
+
 def topic_terms(history: list[Turn], limit: int = MAX_BORROWED,
                 language: Language | None = None) -> list[str]:
     """What the thread's latest answered turn was about: its own terms, those its answer

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import re
 
+from agent.offline.ellipsis import substitute
 from agent.offline.route import is_chitchat
-from agent.offline.topic import SHORT, refers_back, rewrite, topic_terms
+from agent.offline.topic import SHORT, has_pronoun, last_answered, refers_back, rewrite, topic_terms
 from agent.state import TopicEvidence, Turn, Understanding, UnderstandInput
 from agent.text import content_terms, norm
 from store.tokenize import language_of
@@ -58,13 +59,22 @@ def understand(inp: UnderstandInput) -> Understanding:
     follow = is_followup(question, history, inp.get("evidence"))
     borrowed: list[str] = []
     query = question
-    if follow:
+    previous = last_answered(history)
+    slot = (substitute(question, language, previous["rewritten"])
+            if follow and previous is not None and not has_pronoun(question, language)
+            else None)
+    if slot is not None:
+        # The earlier question with the new value in its slot: every word of it is what
+        # this turn asks, none merely carried along.
+        query = slot
+        entities = content_terms(query)
+    elif follow:
         present = norm(question)
         borrowed = [t for t in topic_terms(history, language=language)
                     if norm(t) not in present]
         query = rewrite(question, language, borrowed)
     time_match = _TIME.search(query)
-    return Understanding(
+    u = Understanding(
         query=query,
         language=language,
         is_followup=follow,
@@ -74,3 +84,6 @@ def understand(inp: UnderstandInput) -> Understanding:
         metrics=list(dict.fromkeys(m.group(0) for m in _METRIC.finditer(query))),
         implicit_context=borrowed,
     )
+    if slot is not None:
+        u["restated"] = slot
+    return u

@@ -1,0 +1,71 @@
+"""An ellipsis naming a new value for the earlier question's slot is that question again,
+with the new value in place of the old one (never both searched side by side)."""
+
+from __future__ import annotations
+
+from agent.engine import OfflineEngine
+from agent.offline.ellipsis import substitute
+from agent.state import TopicEvidence, Turn, Understanding
+
+E = OfflineEngine()
+LOST = TopicEvidence(confident=False, overlap=True)
+
+
+def _turn(question: str, entities: list[str], rewritten: str | None = None) -> Turn:
+    cited = [{"n": 1, "doc_id": "rules", "title": "Rules", "source": "rules", "chunk_ids": [1]}]
+    return Turn(question=question, rewritten=rewritten or question, entities=entities,
+                answer="...", cited=cited, refused=False,  # type: ignore[typeddict-item]
+                route="single_retrieval")
+
+
+def _understand(question: str, history: list[Turn]) -> Understanding:
+    return E.understand({"question": question, "history": history, "evidence": LOST})
+
+
+def test_a_chinese_sibling_with_the_same_head_takes_the_old_words_place() -> None:
+    assert substitute("那探亲假呢？", "zh", "病假最多能请几天？") == "探亲假最多能请几天？"
+    assert substitute("那八百块的呢？", "zh", "三千块的发票要谁签字？") == "八百块的发票要谁签字？"
+
+
+def test_a_number_in_english_replaces_the_number_it_stands_beside() -> None:
+    assert substitute("And for Level 3?", "en", "What is the meal budget for Level 2 staff?") \
+        == "What is the meal budget for Level 3 staff?"
+    assert substitute("What about 2024?", "en", "How many interns joined in 2023?") \
+        == "How many interns joined in 2024?"
+
+
+def test_a_follow_up_with_a_word_of_its_own_is_not_a_slot_change() -> None:
+    # 签字 is new and no sibling of anything asked before: the question asks something else.
+    assert substitute("那探亲假要谁签字？", "zh", "病假最多能请几天？") is None
+    assert substitute("What about contractors?", "en", "How many days of leave do staff get?") \
+        is None
+    # Nothing new at all: nothing to put in a slot.
+    assert substitute("病假呢？", "zh", "病假最多能请几天？") is None
+
+
+def test_words_of_different_heads_are_not_siblings() -> None:
+    assert substitute("那发票呢？", "zh", "病假最多能请几天？") is None
+
+
+def test_understand_restates_the_earlier_question_and_borrows_nothing_beside_it() -> None:
+    history = [_turn("病假最多能请几天？", ["病假", "最多"])]
+    u = _understand("那探亲假呢？", history)
+    assert u["is_followup"]
+    assert u["query"] == "探亲假最多能请几天？"
+    assert u.get("restated") == "探亲假最多能请几天？"
+    assert "病假" not in u["entities"]
+    assert u["implicit_context"] == []
+
+
+def test_a_chain_of_slot_changes_reads_the_latest_restatement() -> None:
+    history = [_turn("病假最多能请几天？", ["病假", "最多"]),
+               _turn("那探亲假呢？", ["探亲假", "最多"], rewritten="探亲假最多能请几天？")]
+    assert _understand("婚假呢？", history)["query"] == "婚假最多能请几天？"
+
+
+def test_a_pronoun_follow_up_is_still_rewritten_by_the_thread_topic() -> None:
+    history = [_turn("病假最多能请几天？", ["病假", "最多"])]
+    u = _understand("它带薪吗？", history)
+    assert "restated" not in u
+    assert "病假" in u["query"]
+

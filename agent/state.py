@@ -83,6 +83,11 @@ class UnderstandInput(TypedDict):
     evidence: NotRequired[TopicEvidence]  # absent: decide from the question's words alone
 
 
+class ThreadContext(TypedDict):
+    words: list[str]
+    doc_ids: list[str]
+
+
 class Understanding(TypedDict):
     query: str  # standalone rewrite (equals the question when nothing needed resolving)
     language: Language
@@ -95,6 +100,11 @@ class Understanding(TypedDict):
     # An ellipsis that names a new value for the earlier question's slot, restated as that
     # question ("那丧假呢？" -> "丧假有几天？"): plan, answer and checks read it as asked.
     restated: NotRequired[str]
+    # A question asked as it stands in a thread: the thread's topic words and the documents
+    # its latest answer cited. Inside those documents the words break ties in sentence
+    # choice ("要补班的是哪天？" after a question about one holiday is about that holiday's
+    # row). Never searched, never required.
+    thread_context: NotRequired[ThreadContext]
     # Query term -> its translations into the KB's other language that the KB holds
     # (store.crosslang); the offline rules count a term held when a text holds one.
     translated_terms: NotRequired[dict[str, list[str]]]

@@ -118,6 +118,10 @@ POINTER_PENALTY = 0.3
 # the tightest such band of the pool, counts like one holding the asked value (set
 # beforehand, as VALUE_BONUS).
 BAND_BONUS = VALUE_BONUS
+# A sentence of the thread's cited document holding the thread's topic words, for a question
+# asked as it stands, outranks its twin that holds the question's words equally; small
+# enough never to outweigh one of the question's own words (set beforehand, not tuned).
+THREAD_WEIGHT = 0.1
 _WH = re.compile(r"\b(which|what|who|whom|whose|when|where)\b", re.I)
 
 
@@ -165,6 +169,10 @@ def rank_sentences(inp: GenerateInput, terms: list[str],
     amounts = asked_amounts(inp["question"])
     tightest = _tightest_band(amounts, passages)
     old = superseded(passages)
+    context = inp["understanding"].get("thread_context")
+    thread = [t for t in context["words"] if t not in terms] if context else []
+    thread_docs = set(context["doc_ids"]) if context else set()
+    thread_idf = pool_idf(thread, passages, alternatives)
     for n, p in enumerate(passages, start=1):
         frame_terms = terms_of(frame(p), terms, alternatives)
         version = -SUPERSEDED_PENALTY if p["doc_id"] in old else 0.0
@@ -183,7 +191,9 @@ def rank_sentences(inp: GenerateInput, terms: list[str],
                      + PERIOD_WEIGHT * period_fit(asked_periods, s, frame(p)) + version
                      - (POINTER_PENALTY if is_pointer(s) else 0.0)
                      + (BAND_BONUS if tightest is not None
-                        and covering_floor(amounts, s) == tightest else 0.0))
+                        and covering_floor(amounts, s) == tightest else 0.0)
+                     + (THREAD_WEIGHT * weighted_share(thread, thread_idf, terms_of(
+                         unit.about, thread, alternatives)) if p["doc_id"] in thread_docs else 0.0))
             candidates.append((score, n, s, st))
     candidates.sort(key=lambda c: (-c[0], c[1]))
     return candidates, fit

@@ -7,7 +7,7 @@ import re
 from agent.offline.ellipsis import substitute
 from agent.offline.route import is_chitchat
 from agent.offline.topic import SHORT, has_pronoun, last_answered, refers_back, rewrite, topic_terms
-from agent.state import TopicEvidence, Turn, Understanding, UnderstandInput
+from agent.state import ThreadContext, TopicEvidence, Turn, Understanding, UnderstandInput
 from agent.text import content_terms, norm
 from store.tokenize import language_of
 
@@ -86,4 +86,9 @@ def understand(inp: UnderstandInput) -> Understanding:
     )
     if slot is not None:
         u["restated"] = slot
+    if not follow and previous is not None:
+        own = {norm(t) for t in entities}
+        u["thread_context"] = ThreadContext(
+            words=[t for t in topic_terms(history, language=language) if norm(t) not in own],
+            doc_ids=[d["doc_id"] for d in previous["cited"]])
     return u

@@ -1,6 +1,7 @@
 """Follow-ups in threads on the whole samples/kb, through the real graph: threads written for
 this test (none from an evaluation set). An ellipsis naming a new value for the earlier
-question's slot is answered from the new value's row; a pronoun takes the thread's topic; a
+question's slot is answered from the new value's row; a question asked as it stands inside
+the thread's document is read with the thread's topic; a pronoun takes the thread's topic; a
 new topic is answered as asked."""
 
 from __future__ import annotations
@@ -62,6 +63,14 @@ def test_a_new_leave_type_in_an_ellipsis_is_answered_from_its_own_row(agent: Age
     # jieba reads 陪产假 as 陪 + 产假, so the 产假 row ties with it and may come first; the
     # asked row is quoted all the same.
     assert "陪产假：天数 15 天" in third[0]
+
+
+def test_a_question_inside_the_threads_table_is_about_the_threads_row(agent: Agent) -> None:
+    first, second = _thread(agent, "holiday", ["2026 年劳动节放几天？", "调休哪天上班？"])
+    assert "5天" in first[0]
+    # Asked alone it names no holiday; after the May Day question it asks about May Day.
+    assert second[1] is None
+    assert "5月9日" in _first_line(second[0])
 
 
 def test_a_pronoun_takes_the_thread_topic_and_a_new_topic_is_asked_as_it_is(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from agent.engine import OfflineEngine
 from agent.offline.ellipsis import substitute
-from agent.state import TopicEvidence, Turn, Understanding
+from agent.state import Passage, TopicEvidence, Turn, Understanding
 
 E = OfflineEngine()
 LOST = TopicEvidence(confident=False, overlap=True)
@@ -69,3 +69,39 @@ def test_a_pronoun_follow_up_is_still_rewritten_by_the_thread_topic() -> None:
     assert "restated" not in u
     assert "病假" in u["query"]
 
+
+def _row_passage(doc_id: str, text: str) -> Passage:
+    return Passage(chunk_id=1, doc_id=doc_id, title="2027 年班车时刻", source=f"{doc_id}.md",
+                   doc_type="document", heading_path=["班车时刻"], text=text, score=1.0,
+                   rank=0, round=1, sub_id="q1")
+
+
+SHUTTLE = _row_passage("shuttle", (
+    "| 线路 | 首班车 | 末班车 |\n|---|---|---|\n"
+    "| 东线 | 07:10 | 20:30 |\n| 西线 | 07:40 | 21:10 |\n| 南线 | 08:00 | 19:50 |\n"))
+
+
+def test_a_question_asked_as_it_stands_in_the_threads_document_reads_the_threads_row(
+        ) -> None:
+    west = Turn(question="西线首班车几点？", rewritten="西线首班车几点？",
+                entities=["西线", "首班车"], answer="西线：首班车 07:40", refused=False,
+                route="single_retrieval",
+                cited=[{"n": 1, "doc_id": "shuttle", "title": "2027 年班车时刻",  # type: ignore[list-item]
+                        "source": "shuttle.md", "chunk_ids": [1]}])
+    u = E.understand({"question": "末班车几点？", "history": [west],
+                      "evidence": TopicEvidence(confident=True, overlap=True)})
+    assert not u["is_followup"]
+    assert u["query"] == "末班车几点？"  # the thread's words are never searched
+    assert "西线" in u["thread_context"]["words"]
+    first = E.generate({"question": "末班车几点？", "understanding": u,
+                        "route": "single_retrieval", "queries": [u["query"]],
+                        "passages": [SHUTTLE], "attempt": 0, "rejected": []})
+    assert first["sentences"][0]["text"].startswith("西线")
+    # Another document cited before: its words break no tie here.
+    elsewhere = {**west, "cited": [{**west["cited"][0], "doc_id": "canteen"}]}
+    u = E.understand({"question": "末班车几点？", "history": [elsewhere],  # type: ignore[list-item]
+                      "evidence": TopicEvidence(confident=True, overlap=False)})
+    other = E.generate({"question": "末班车几点？", "understanding": u,
+                        "route": "single_retrieval", "queries": [u["query"]],
+                        "passages": [SHUTTLE], "attempt": 0, "rejected": []})
+    assert other["sentences"][0]["text"].startswith("东线")

@@ -93,11 +93,9 @@ class RunContext:
         return merged
 
     def translations(self, query: str) -> dict[str, list[str]]:
-        """``query``'s words translated into what the conversation's KBs hold, merged."""
+        """``query``'s words translated into what the conversation's KBs hold, taken as one
+        collection: a word rare in one small KB but common across the set names no topic,
+        as it would not with the same documents in one KB."""
         if self.translator is None:
             return {}
-        merged: dict[str, list[str]] = {}
-        for kb in self.kbs:
-            for source, words in self.translator.for_query(self.pool, kb, query).items():
-                merged[source] = list(dict.fromkeys([*merged.get(source, []), *words]))
-        return merged
+        return dict(self.translator.for_query(self.pool, list(self.kbs), query))

@@ -67,7 +67,7 @@ def pick(shares: Mapping[str, float], order: Sequence[str]) -> tuple[list[str], 
     if len(ranked) <= 1:
         return ranked, "one knowledge base"
     s1, s2 = shares.get(ranked[0], 0.0), shares.get(ranked[1], 0.0)
-    # Every KB searched is listed best first: rank fusion breaks ties in that order.
+    # Every KB searched is listed best first (the trace and a widened follow-up keep it).
     if s1 <= 0:
         return list(order), "no knowledge base holds the question's words: all searched"
     if s1 >= ONE_SHARE and s1 >= LEAD * s2:

@@ -157,9 +157,9 @@ class Translator:
     # in every process.
     cache_dir: Path | None = None
     _shares: dict[int, tuple[float, float, float]] = field(default_factory=dict, repr=False)
-    # (kb, query) -> (when, translations): a turn translates its query to understand it and
+    # (KBs, query) -> (when, translations): a turn translates its query to understand it and
     # again to search it.
-    _recent: dict[tuple[int, str], tuple[float, dict[str, list[str]]]] = field(
+    _recent: dict[tuple[tuple[int, ...], str], tuple[float, dict[str, list[str]]]] = field(
         default_factory=dict, repr=False)
 
     def warm_up(self) -> None:
@@ -184,36 +184,57 @@ class Translator:
         self._shares[kb_id] = (zh, 1.0 - zh if rows else 0.0, time.monotonic())
         return zh, 1.0 - zh if rows else 0.0
 
-    def for_query(self, pool: Any, kb_name: str, query: str) -> dict[str, list[str]]:
-        """``translations`` of ``query`` in KB ``kb_name`` (one pooled connection)."""
-        with pool.connection() as conn:
-            return self.translations(conn, get_kb(conn, kb_name).id, query, query_terms(query))
+    def set_language_shares(self, conn: Any, kb_ids: Sequence[int]) -> tuple[float, float]:
+        """(Chinese share, other share) of the KBs ``kb_ids`` taken as one collection: each
+        KB's shares weighted by its passages."""
+        if len(kb_ids) == 1:
+            return self.language_shares(conn, kb_ids[0])
+        sizes = dict(conn.execute(
+            "SELECT k.id, coalesce(g.chunk_count, 0) FROM knowledge_bases k JOIN generations g "
+            "ON g.kb_id = k.id AND g.generation = k.active_generation WHERE k.id = ANY(%s)",
+            [list(kb_ids)]).fetchall())
+        total = sum(int(n) for n in sizes.values())
+        if not total:
+            return 0.0, 0.0
+        shares = {i: self.language_shares(conn, i) for i in kb_ids}
+        return (sum(shares[i][0] * int(sizes.get(i, 0)) for i in kb_ids) / total,
+                sum(shares[i][1] * int(sizes.get(i, 0)) for i in kb_ids) / total)
 
-    def translate(self, conn: Any, kb_id: int, query: str, terms: Sequence[str]) -> list[str]:
-        """Translations of ``query`` (its ``terms``) that the KB holds and that are not too
+    def for_query(self, pool: Any, kb_names: Sequence[str], query: str) -> dict[str, list[str]]:
+        """``translations`` of ``query`` in the KBs ``kb_names`` taken as one collection (one
+        pooled connection)."""
+        with pool.connection() as conn:
+            ids = [get_kb(conn, name).id for name in kb_names]
+            return self.translations(conn, ids, query, query_terms(query))
+
+    def translate(self, conn: Any, kb_ids: Sequence[int], query: str, terms: Sequence[str]
+                  ) -> list[str]:
+        """Translations of ``query`` (its ``terms``) that the KBs hold and that are not too
         common there, at most ``MOST``."""
         original = set(terms)
-        found = self.translations(conn, kb_id, query, terms)
+        found = self.translations(conn, kb_ids, query, terms)
         return [w for w in dict.fromkeys(w for ws in found.values() for w in ws)
                 if w not in original][:MOST]
 
-    def translations(self, conn: Any, kb_id: int, query: str, terms: Sequence[str]
+    def translations(self, conn: Any, kb_ids: Sequence[int], query: str, terms: Sequence[str]
                      ) -> dict[str, list[str]]:
-        """Per source word or phrase of ``query``, its translations that the KB holds and
-        that are not too common there (at most ``PER_TERM`` each)."""
-        key = (kb_id, query)
+        """Per source word or phrase of ``query``, its translations that the KBs ``kb_ids``
+        hold and that are not too common there (at most ``PER_TERM`` each). Several KBs are
+        one collection: the same documents get the same translations whether they sit in one
+        KB or are spread over several."""
+        key = (tuple(sorted(kb_ids)), query)
         hit = self._recent.get(key)
         if hit is not None and time.monotonic() - hit[0] < _TTL_S:
             return hit[1]
-        out = self._translations(conn, kb_id, query, terms)
+        out = self._translations(conn, key[0], query, terms)
         if len(self._recent) >= _RECENT:
             self._recent.pop(next(iter(self._recent)))
         self._recent[key] = (time.monotonic(), out)
         return out
 
-    def _translations(self, conn: Any, kb_id: int, query: str, terms: Sequence[str]
+    def _translations(self, conn: Any, kb_ids: Sequence[int], query: str, terms: Sequence[str]
                       ) -> dict[str, list[str]]:
-        zh_share, en_share = self.language_shares(conn, kb_id)
+        zh_share, en_share = self.set_language_shares(conn, kb_ids)
         found = {source: words for source, words
                  in candidates(query, terms, self._dictionary()).items()
                  if (en_share if is_chinese(source) else zh_share) >= OTHER_LANGUAGE_SHARE}
@@ -221,7 +242,7 @@ class Translator:
                                   for f in english_forms(w)))
         if not pool:
             return {}
-        df, total = document_frequencies(conn, kb_id, pool)
+        df, total = document_frequencies(conn, kb_ids, pool)
         common = max(1.0, COMMON_SHARE * total)
         out: dict[str, list[str]] = {}
         for source, words in found.items():
@@ -234,9 +255,9 @@ class Translator:
         return out
 
 
-def document_frequencies(conn: Any, kb_id: int, words: Sequence[str]
+def document_frequencies(conn: Any, kb_ids: Sequence[int], words: Sequence[str]
                          ) -> tuple[dict[str, int], int]:
-    """How many of the KB's active passages hold each word (capped), and how many it has.
+    """How many of the KBs' active passages hold each word (capped), and how many they have.
 
     A Chinese word counts where the text holds it: the index has jieba's cut of it, which
     may split a word the dictionary knows ("年假")."""
@@ -244,19 +265,21 @@ def document_frequencies(conn: Any, kb_id: int, words: Sequence[str]
     # Latin words through the index; Chinese ones by a scan of the texts (fewer of them).
     rows = conn.execute(
         """
-        WITH g AS (SELECT active_generation AS gen FROM knowledge_bases WHERE id = %(kb)s)
-        SELECT w, (SELECT count(*) FROM (SELECT 1 FROM chunks c, g
-                   WHERE c.kb_id = %(kb)s AND c.generation = g.gen
-                   AND c.tsv @@ to_tsquery('simple', quote_literal(w)) LIMIT 5000) s)
+        WITH g AS (SELECT id, active_generation AS gen FROM knowledge_bases
+                   WHERE id = ANY(%(kbs)s))
+        SELECT w, (SELECT count(*) FROM (SELECT 1 FROM chunks c JOIN g
+                   ON c.kb_id = g.id AND c.generation = g.gen
+                   WHERE c.tsv @@ to_tsquery('simple', quote_literal(w)) LIMIT 5000) s)
         FROM unnest(%(latin)s::text[]) AS w
         UNION ALL
-        SELECT w, (SELECT count(*) FROM (SELECT 1 FROM chunks c, g
-                   WHERE c.kb_id = %(kb)s AND c.generation = g.gen
-                   AND strpos(c.text, w) > 0 LIMIT 5000) s)
+        SELECT w, (SELECT count(*) FROM (SELECT 1 FROM chunks c JOIN g
+                   ON c.kb_id = g.id AND c.generation = g.gen
+                   WHERE strpos(c.text, w) > 0 LIMIT 5000) s)
         FROM unnest(%(other)s::text[]) AS w
-        """, {"kb": kb_id, "latin": latin,
+        """, {"kbs": list(kb_ids), "latin": latin,
               "other": [w for w in words if not w.isascii()]}).fetchall()
     total = conn.execute(
-        "SELECT count(*) FROM chunks WHERE kb_id = %s AND generation = (SELECT "
-        "active_generation FROM knowledge_bases WHERE id = %s)", [kb_id, kb_id]).fetchone()
+        "SELECT count(*) FROM chunks c JOIN knowledge_bases k ON c.kb_id = k.id "
+        "AND c.generation = k.active_generation WHERE k.id = ANY(%s)",
+        [list(kb_ids)]).fetchone()
     return {str(w): int(n) for w, n in rows}, int(total[0]) if total else 0

@@ -1,18 +1,22 @@
-"""Search several knowledge bases and fuse their rankings by rank.
+"""Search several knowledge bases as one collection.
 
-Scores are not comparable across KBs (each KB's keyword idf and dense neighbourhood are its
-own), so each KB is searched on its own and the lists are fused by reciprocal rank (RRF,
-k = 60): a KB's first hit weighs the same as another KB's first hit. One KB is searched
-exactly as ``store.search.search`` does.
+Every KB of a search is embedded by the same model (``store.kb.check_model`` refuses any
+other), so dense distances compare across KBs; what did not compare were the keyword leg's
+statistics (idf over one KB's passages, translations kept by one KB's vocabulary). So the
+chosen KBs are searched by one statement over all their active passages, with idf and
+translations computed over them together: the same documents rank alike, and answer alike,
+whether they sit in one KB or are spread over several. Fusing per-KB rankings by rank
+instead gave each KB's first hit the same weight, so a weak KB's best passage pushed a
+strong KB's second one down (see docs/evaluation.md, "Routing across several knowledge
+bases").
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from store.fusion import RRF_K
 from store.search import search
 
 if TYPE_CHECKING:
@@ -22,28 +26,13 @@ if TYPE_CHECKING:
 
 
 def search_kbs(pool: ConnectionPool, kbs: Sequence[str], query: str, *, k: int = 10,
-               weights: Mapping[str, float] | None = None, **options: Any) -> list[Hit]:
+               **options: Any) -> list[Hit]:
     """The ``k`` best chunks of the KBs ``kbs`` for ``query``, each marked with its KB.
 
     ``options`` are ``store.search.search``'s (embedder, filters, principals, reranker...).
-    ``weights`` scale a KB's reciprocal ranks (default 1 each)."""
+    One KB is searched exactly as ``store.search.search`` does."""
     if not kbs:
         return []
     if len(kbs) == 1:
         return [replace(h, kb=kbs[0]) for h in search(pool, kbs[0], query, k=k, **options)]
-    ranked = {kb: search(pool, kb, query, k=k, **options) for kb in kbs}
-    return fuse_by_rank(ranked, k, weights)
-
-
-def fuse_by_rank(ranked: Mapping[str, Sequence[Hit]], k: int,
-                 weights: Mapping[str, float] | None = None) -> list[Hit]:
-    """One list from per-KB rankings: each hit scores ``weight / (RRF_K + rank)``; ties go to
-    the better rank, then to the KB named first."""
-    order = {kb: i for i, kb in enumerate(ranked)}
-    scored = []
-    for kb, hits in ranked.items():
-        weight = 1.0 if weights is None else float(weights.get(kb, 1.0))
-        for rank, hit in enumerate(hits, start=1):
-            scored.append((weight / (RRF_K + rank), rank, order[kb], replace(hit, kb=kb)))
-    scored.sort(key=lambda x: (-x[0], x[1], x[2]))
-    return [replace(h, score=s) for s, _, _, h in scored[:k]]
+    return search(pool, list(kbs), query, k=k, **options)

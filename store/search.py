@@ -141,13 +141,20 @@ def tsquery_text(terms: Sequence[str]) -> str:
     return " | ".join("'" + t.replace("'", "''").replace("\\", "\\\\") + "'" for t in terms)
 
 
-def build_sql(dim: int, weights: FusionWeights, *, use_keyword: bool, where: str) -> str:
-    """The fused statement. ``dim`` is inlined: the partial HNSW index needs a literal."""
+def build_sql(dim: int, weights: FusionWeights, *, use_keyword: bool, where: str,
+              several: bool = False) -> str:
+    """The fused statement. ``dim`` is inlined: the partial HNSW index needs a literal.
+    ``several``: the KBs ``%(kb_ids)s`` are searched as one collection (their active
+    generations, idf over all their passages) instead of the KB ``%(kb_id)s``."""
     if not isinstance(dim, int) or dim <= 0:
         raise ValueError(f"invalid embedding dimension {dim!r}")
-    scope = (" c.kb_id = %(kb_id)s AND c.generation = "
-             "(SELECT active_generation FROM knowledge_bases WHERE id = %(kb_id)s)"
-             " AND c.acl && %(principals)s::text[]" + where)
+    kbs = ("c.kb_id = ANY(%(kb_ids)s) AND (c.kb_id, c.generation) IN "
+           "(SELECT id, active_generation FROM knowledge_bases WHERE id = ANY(%(kb_ids)s))"
+           if several else
+           "c.kb_id = %(kb_id)s AND c.generation = "
+           "(SELECT active_generation FROM knowledge_bases WHERE id = %(kb_id)s)")
+    scope = " " + kbs + " AND c.acl && %(principals)s::text[]" + where
+    size_of = "k.id = ANY(%(kb_ids)s)" if several else "k.id = %(kb_id)s"
     ctes: list[str] = []
     use_dense = weights.dense > 0
     if use_dense:
@@ -194,11 +201,11 @@ def build_sql(dim: int, weights: FusionWeights, *, use_keyword: bool, where: str
             LEFT JOIN (SELECT i, count(*) AS df FROM kw_term GROUP BY i) m USING (i)
         ),
         kw_n AS (
-            -- the active generation's size for idf, kept by triggers on chunks
+            -- the active generations' size for idf, kept by triggers on chunks
             SELECT greatest(coalesce((
-                SELECT g.chunk_count FROM knowledge_bases k
+                SELECT sum(g.chunk_count) FROM knowledge_bases k
                 JOIN generations g ON g.kb_id = k.id AND g.generation = k.active_generation
-                WHERE k.id = %(kb_id)s), 1), 1)::float8 AS n
+                WHERE {size_of}), 1), 1)::float8 AS n
         ),
         kw AS (
             SELECT id, row_number() OVER (ORDER BY score DESC, id) AS r FROM (
@@ -234,7 +241,7 @@ def build_sql(dim: int, weights: FusionWeights, *, use_keyword: bool, where: str
     ctes.append(fused)
     return ("WITH" + ",".join(ctes) + """
         SELECT f.id, doc.doc_key, doc.title, c.source, c.doc_type, c.heading_path, c.text,
-               f.score, f.dense_rank, f.keyword_rank
+               f.score, f.dense_rank, f.keyword_rank, c.kb_id
         FROM (SELECT * FROM fused ORDER BY score DESC, id LIMIT %(limit)s) f
         -- cut to the top rows first: only they fetch (and detoast) their text and document
         JOIN chunks c ON c.id = f.id
@@ -243,11 +250,14 @@ def build_sql(dim: int, weights: FusionWeights, *, use_keyword: bool, where: str
         LIMIT %(limit)s""")
 
 
-def search(pool: ConnectionPool, kb_name: str, query: str, *, embedder: Embedder, k: int = 10,
-           filters: SearchFilters | None = None, principals: Sequence[str] = (PUBLIC,),
-           reranker: Reranker | None = None, candidates: int = DEFAULT_CANDIDATES,
-           fusion: FusionMode = "auto", translator: Translator | None = None) -> list[Hit]:
-    """The ``k`` best chunks of KB ``kb_name`` for ``query`` that ``principals`` may read.
+def search(pool: ConnectionPool, kb_name: str | Sequence[str], query: str, *,
+           embedder: Embedder, k: int = 10, filters: SearchFilters | None = None,
+           principals: Sequence[str] = (PUBLIC,), reranker: Reranker | None = None,
+           candidates: int = DEFAULT_CANDIDATES, fusion: FusionMode = "auto",
+           translator: Translator | None = None) -> list[Hit]:
+    """The ``k`` best chunks of KB ``kb_name`` for ``query`` that ``principals`` may read;
+    given several names, of those KBs searched as one collection (each hit names its KB):
+    the same documents rank alike whether they sit in one KB or are spread over several.
 
     Dense and keyword top-``candidates`` are fused by (weighted) RRF; with ``reranker`` the
     fused top-``candidates`` are re-scored by it; with ``translator`` the keyword leg also
@@ -263,23 +273,27 @@ def search(pool: ConnectionPool, kb_name: str, query: str, *, embedder: Embedder
     use_keyword = weights.keyword > 0 and bool(terms)
     if weights.dense == 0 and not use_keyword:
         return []  # keyword-only mode and nothing but stopwords in the query
+    names = [kb_name] if isinstance(kb_name, str) else list(dict.fromkeys(kb_name))
     with pool.connection() as conn:
-        kb = get_kb(conn, kb_name)
-        check_model(kb, embedder)
+        kbs = [get_kb(conn, name) for name in names]
+        for kb in kbs:
+            check_model(kb, embedder)
+        kb = kbs[0]
         params: dict[str, Any] = {
-            "kb_id": kb.id, "principals": list(principals) or [PUBLIC], "n": candidates,
+            "kb_id": kb.id, "kb_ids": [x.id for x in kbs],
+            "principals": list(principals) or [PUBLIC], "n": candidates,
             "wd": weights.dense, "wk": weights.keyword, "rrf_k": RRF_K,
             "limit": candidates if reranker is not None else k,
         }
         if weights.dense > 0:
             params["vec"] = embedder.embed_query(query)
         if use_keyword and translator is not None:
-            terms = terms + translator.translate(conn, kb.id, query, terms)
+            terms = terms + translator.translate(conn, params["kb_ids"], query, terms)
         if use_keyword:
             params.update(keyword_params(conn, terms))
         embedded = time.perf_counter()
         sql = build_sql(kb.embed_dim, weights, use_keyword=use_keyword,
-                        where=_filter_sql(filters, params))
+                        where=_filter_sql(filters, params), several=len(kbs) > 1)
         with conn.transaction():
             # Filters apply after the HNSW scan; iterative scans keep scanning until enough
             # rows pass them, so a filtered search still fills its candidate list.
@@ -294,12 +308,13 @@ def search(pool: ConnectionPool, kb_name: str, query: str, *, embedder: Embedder
     hits = [
         Hit(chunk_id=r[0], doc_id=r[1], title=r[2], source=r[3], doc_type=r[4],
             heading_path=tuple(r[5] or ()), text=r[6], score=float(r[7]),
-            dense_rank=r[8], keyword_rank=r[9])
+            dense_rank=r[8], keyword_rank=r[9],
+            kb=next(x.name for x in kbs if x.id == r[10]) if len(kbs) > 1 else "")
         for r in rows
     ]
     if reranker is not None and hits:
         hits = rerank_hits(reranker, query, hits)[:k]
-    log.debug("search", kb=kb_name, k=k, hits=len(hits), terms=len(terms),
+    log.debug("search", kb="+".join(names), k=k, hits=len(hits), terms=len(terms),
               dense_weight=weights.dense, keyword_weight=weights.keyword,
               reranked=reranker is not None,
               sql_ms=round((time.perf_counter() - embedded) * 1000, 2),

@@ -1,5 +1,5 @@
-"""Sets of knowledge bases: parsing bindings, the offline routing rule, fusion by rank and
-the per-KB routing accuracy of ``ragbot eval --split-kbs``."""
+"""Sets of knowledge bases: parsing bindings, the offline routing rule and the per-KB routing
+accuracy of ``ragbot eval --split-kbs``."""
 
 from __future__ import annotations
 
@@ -14,8 +14,6 @@ from bot.evaluation.dataset import DatasetError, Question
 from bot.evaluation.split import routing_accuracy, split_lines
 from bot.settings import Settings
 from store.kbset import check_kb_name, kb_set_key, parse_kb_set
-from store.multi_search import fuse_by_rank
-from store.types import Hit
 
 
 def test_kb_sets_parse_from_plus_or_comma_and_name_a_bad_entry() -> None:
@@ -94,18 +92,6 @@ def test_a_description_word_counts_for_its_kb() -> None:
     terms = ["payroll"]
     evidence = [_evidence("hr", 50, {}, frozenset({"payroll"})), _evidence("it", 50, {})]
     assert pick(kb_shares(evidence, terms), ["hr", "it"])[0][0] == "hr"
-
-
-def _hit(chunk: int, doc: str) -> Hit:
-    return Hit(chunk_id=chunk, doc_id=doc, title=doc, source=doc, doc_type="d",
-               heading_path=(), text="t", score=99.0)
-
-
-def test_rank_fusion_interleaves_kbs_by_rank_not_by_score() -> None:
-    fused = fuse_by_rank({"hr": [_hit(1, "a"), _hit(2, "b")],
-                          "it": [_hit(3, "c"), _hit(4, "d"), _hit(5, "e")]}, k=4)
-    assert [(h.chunk_id, h.kb) for h in fused] == [(1, "hr"), (3, "it"), (2, "hr"), (4, "it")]
-    assert fused[0].score == fused[1].score > fused[2].score  # the same rank weighs the same
 
 
 def test_routing_accuracy_counts_a_gold_documents_kb_among_those_searched() -> None:

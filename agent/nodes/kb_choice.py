@@ -9,6 +9,7 @@ to a clarification whose options were KBs searches the KB it names.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -20,6 +21,8 @@ if TYPE_CHECKING:
     from agent.context import RunContext
 
 _ABOUT_CHARS = 300
+# A Latin word, or a run of Chinese characters (the rewrite keeps an ellipsis's run whole).
+_WORDS = re.compile(r"[a-z0-9]+|[\u3400-\u9fff]+")
 
 
 def kb_options(ctx: RunContext, u: Understanding) -> tuple[list[KbOption], KbChoice]:
@@ -79,7 +82,18 @@ def settle(state: GraphState, ctx: RunContext, u: Understanding, offline: KbChoi
     # asker's own words decide whether the topic moved.
     _, own = kb_options(ctx, Understanding(**{**u, "query": state["question"]}))
     return follow_up_choice(before, own, choice["shares"],
-                            own_words=len(content_terms(state["question"])))
+                            own_words=len(content_terms(state["question"])),
+                            points_back=stands_for_earlier(state["question"], u["query"]))
+
+
+def stands_for_earlier(question: str, rewrite: str) -> bool:
+    """Whether the rewrite put the thread's topic in place of one of the asker's words (a
+    pronoun: "Can I carry it over?" -> "Can I carry 年假 over?") rather than only adding it
+    (an ellipsis keeps every word). The question then asks about the thread's topic, so its
+    other words say what is asked of it, not where to look."""
+    said = norm(rewrite)
+    latin = set(re.findall(r"[a-z0-9]+", said))
+    return any(w not in (latin if w.isascii() else said) for w in _WORDS.findall(norm(question)))
 
 
 def thread_kbs(state: GraphState, kbs: Sequence[str]) -> list[str]:
@@ -98,17 +112,19 @@ def thread_kbs(state: GraphState, kbs: Sequence[str]) -> list[str]:
 
 
 def follow_up_choice(before: list[str], own: KbChoice, shares: dict[str, float], *,
-                     own_words: int) -> KbChoice:
+                     own_words: int, points_back: bool = False) -> KbChoice:
     """A follow-up's KBs from the thread's (``before``) and the offline pick on the asker's
     ``own_words`` topic words (``own``). They move it only when at least two of them single
     out one KB outside the thread's: the topic changed ("那出差住宿标准是多少？" after a VPN
     question). A weaker sign widens the search instead of leaving the topic: one word, in an
     ellipsis that keeps the earlier question's frame ("那保修呢？" after a broken laptop,
-    where "warranty" alone points to the product returns policy), or two other KBs picked
-    together by a few generic words ("who signs off on it?"); the thread's KBs come first.
-    Otherwise the follow-up stays."""
+    where "warranty" alone points to the product returns policy), two other KBs picked
+    together by a few generic words ("who signs off on it?"), or any words of a question
+    whose pronoun stands for the thread's topic (``points_back``: "Can I carry it over to
+    next year?" after annual leave asks about the leave, though "carry over" and "year" fit
+    another KB's documents); the thread's KBs come first. Otherwise the follow-up stays."""
     elsewhere = [k for k in own["kbs"] if k not in before]
-    if len(own["kbs"]) == 1 and elsewhere and own_words >= 2:
+    if len(own["kbs"]) == 1 and elsewhere and own_words >= 2 and not points_back:
         return KbChoice(kbs=own["kbs"], reason="topic changed: " + own["reason"],
                         shares=own["shares"])
     if len(own["kbs"]) <= 2 and len(elsewhere) == len(own["kbs"]):

@@ -144,3 +144,19 @@ def test_a_follow_up_that_names_another_domains_topic_moves_there(agent: Agent) 
     assert trace["kbs_searched"] == ["people"]
     assert trace["kb_reason"].startswith("topic changed")
     assert all(c.kb == "people" for c in moved.citations)
+
+
+def test_a_pronoun_for_the_threads_topic_keeps_its_kb_first_whatever_its_other_words(
+        agent: Agent) -> None:
+    _, trace = _turn(agent, "t-returns", "退货政策是怎样的？")
+    assert trace["kbs_searched"] == ["business"]
+    # "broken" is the IT helpdesk's word, but "it" is the returns policy
+    result, trace = _turn(agent, "t-returns", "Does it cover broken speakers?")
+    assert trace["kbs_searched"][0] == "business"
+    assert trace["kb_reason"].startswith("follow-up")
+    assert result.citations
+    assert result.citations[0].kb == "business"
+    _, trace = _turn(agent, "t-carry", "年假有几天？")
+    assert trace["kbs_searched"] == ["people"]
+    _, trace = _turn(agent, "t-carry", "Can I carry it over to next year?")
+    assert trace["kbs_searched"][0] == "people"

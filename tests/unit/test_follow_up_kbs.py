@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent.nodes.kb_choice import follow_up_choice, thread_kbs
+from agent.nodes.kb_choice import follow_up_choice, stands_for_earlier, thread_kbs
 from agent.state import GraphState, KbChoice, Turn
 
 KBS = ("hr", "it", "eng", "finance")
@@ -56,3 +56,19 @@ def test_a_weaker_sign_searches_other_kbs_after_the_threads() -> None:
 def test_own_words_the_threads_kbs_hold_or_no_kb_stands_for_keep_the_thread() -> None:
     for own in (["hr"], ["it", "hr"], list(KBS)):
         assert follow_up_choice(["hr"], _own(own), {}, own_words=3)["kbs"] == ["hr"], own
+
+
+def test_words_around_a_pronoun_for_the_threads_topic_widen_instead_of_moving() -> None:
+    widened = follow_up_choice(["hr"], _own(["it"]), {}, own_words=3, points_back=True)
+    assert widened["kbs"] == ["hr", "it"]
+    assert widened["reason"].startswith("follow-up")
+
+
+def test_a_rewrite_that_replaced_a_word_points_back_one_that_only_added_does_not() -> None:
+    assert stands_for_earlier("Can it be split into two blocks?",
+                              "Can parental leave be split into two blocks?")
+    assert stands_for_earlier("它能退吗？", "蓝牙耳机能退吗？")
+    # an ellipsis keeps every word of the question; the topic is only added
+    assert not stands_for_earlier("那保修呢？", "笔记本，电脑，那保修呢？")
+    assert not stands_for_earlier("What about contractors?",
+                                  "What about contractors? parental leave")

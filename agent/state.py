@@ -100,9 +100,6 @@ class Understanding(TypedDict):
     # An ellipsis that names a new value for the earlier question's slot, restated as that
     # question ("那丧假呢？" -> "丧假有几天？"): plan, answer and checks read it as asked.
     restated: NotRequired[str]
-    # A follow-up: the thread's latest answer, whose sentences are not repeated as the
-    # answer unless they hold what the follow-up asks now.
-    previous_answer: NotRequired[str]
     # A question asked as it stands in a thread: the thread's topic words and the documents
     # its latest answer cited. Inside those documents the words break ties in sentence
     # choice ("要补班的是哪天？" after a question about one holiday is about that holiday's

@@ -122,13 +122,6 @@ BAND_BONUS = VALUE_BONUS
 # asked as it stands, outranks its twin that holds the question's words equally; small
 # enough never to outweigh one of the question's own words (set beforehand, not tuned).
 THREAD_WEIGHT = 0.1
-# A follow-up's words carried from the thread weigh half in sentence choice: they found the
-# document; what the follow-up asks now picks the sentence (set beforehand, not tuned).
-CARRIED_WEIGHT = 0.5
-# A sentence the thread's latest answer already gave, holding none of the follow-up's own
-# words, falls behind: asking again with new words asks for something else (set beforehand,
-# as POINTER_PENALTY).
-REPEAT_PENALTY = 0.3
 _WH = re.compile(r"\b(which|what|who|whom|whose|when|where)\b", re.I)
 
 
@@ -169,12 +162,6 @@ def rank_sentences(inp: GenerateInput, terms: list[str],
     # How well each passage as a whole (title and headings included) fits, and its rank.
     fit = [weighted_share(terms, idf, terms_of(frame(p) + " " + p["text"], terms, alternatives))
            + 0.5 / (1 + p["rank"]) for p in passages]
-    # A follow-up's carried words chose the document (above); within it, the sentence is
-    # chosen by what the follow-up asks now (CARRIED_WEIGHT, REPEAT_PENALTY).
-    carried = set(inp["understanding"].get("implicit_context") or [])
-    idf = {t: w * (CARRIED_WEIGHT if t in carried else 1.0) for t, w in idf.items()}
-    said = norm(inp["understanding"].get("previous_answer") or "")
-    new_words = [t for t in terms if t not in carried]
     candidates: list[Candidate] = []
     wants_number = bool(_NUMERIC.search(inp["question"]))
     value = asked_value(inp["question"])
@@ -205,8 +192,6 @@ def rank_sentences(inp: GenerateInput, terms: list[str],
                      - (POINTER_PENALTY if is_pointer(s) else 0.0)
                      + (BAND_BONUS if tightest is not None
                         and covering_floor(amounts, s) == tightest else 0.0)
-                     - (REPEAT_PENALTY if said and norm(s) in said
-                        and not st & set(new_words) else 0.0)
                      + (THREAD_WEIGHT * weighted_share(thread, thread_idf, terms_of(
                          unit.about, thread, alternatives)) if p["doc_id"] in thread_docs else 0.0))
             candidates.append((score, n, s, st))

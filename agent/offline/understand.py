@@ -64,11 +64,10 @@ def understand(inp: UnderstandInput) -> Understanding:
             if follow and previous is not None and not has_pronoun(question, language)
             else None)
     if slot is not None:
-        # The earlier question with the new value in its slot: the new value is what this
-        # turn asks; the earlier question's other words are its frame, carried along.
+        # The earlier question with the new value in its slot: every word of it is what
+        # this turn asks, none merely carried along.
         query = slot
-        present = norm(question)
-        borrowed = [t for t in content_terms(query) if norm(t) not in present]
+        entities = content_terms(query)
     elif follow:
         present = norm(question)
         borrowed = [t for t in topic_terms(history, language=language)
@@ -87,8 +86,6 @@ def understand(inp: UnderstandInput) -> Understanding:
     )
     if slot is not None:
         u["restated"] = slot
-    if follow and previous is not None:
-        u["previous_answer"] = previous["answer"]
     if not follow and previous is not None:
         own = {norm(t) for t in entities}
         u["thread_context"] = ThreadContext(

@@ -65,15 +65,6 @@ def test_a_new_leave_type_in_an_ellipsis_is_answered_from_its_own_row(agent: Age
     assert "陪产假：天数 15 天" in third[0]
 
 
-def test_a_follow_up_does_not_repeat_the_row_already_given(agent: Agent) -> None:
-    sick, personal = _thread(agent, "proof", ["病假要提供什么证明？", "那事假呢？"])
-    assert _first_line(sick[0]).startswith("病假")
-    # The sick-leave row holds more of the restated question ("提供", "证明") but was the
-    # answer just given; the personal-leave row holds what is asked now.
-    assert personal[1] == "事假要提供什么证明?"
-    assert _first_line(personal[0]).startswith("事假")
-
-
 def test_a_question_inside_the_threads_table_is_about_the_threads_row(agent: Agent) -> None:
     first, second = _thread(agent, "holiday", ["2026 年劳动节放几天？", "调休哪天上班？"])
     assert "5天" in first[0]

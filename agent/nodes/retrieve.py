@@ -15,7 +15,9 @@ from langgraph.runtime import Runtime
 from agent.context import RunContext
 from agent.nodes.stages import emit
 from agent.state import BridgeInput, GraphState, Passage, SearchRecord, SubQuestion
+from agent.text import LIST_ITEM
 from agent.tracing import hits_snapshot
+from store.continuation import list_continuations
 from store.types import SearchFilters
 
 
@@ -28,14 +30,27 @@ def _search(ctx: RunContext, kbs: list[str], sub: SubQuestion, round_: int) -> l
     hits = search_kbs(ctx.pool, kbs, sub["query"], embedder=ctx.embedder, k=ctx.config.k,
                       filters=filters, principals=ctx.principals, reranker=ctx.reranker,
                       translator=ctx.translator)
+    # A hit that ends on a list item brings the next chunk of its section: the list's
+    # later steps (see store.continuation); it takes its hit's rank.
+    found_ids = {h.chunk_id for h in hits}
+    more = list_continuations(ctx.pool, [h for h in hits if _ends_in_list_item(h.text)],
+                              ctx.principals)
+    ranked = [(i, x) for i, h in enumerate(hits)
+              for x in [h, more.get(h.chunk_id)] if x is not None
+              and (x is h or x.chunk_id not in found_ids)]
     found = [Passage(chunk_id=h.chunk_id, doc_id=h.doc_id, title=h.title, source=h.source,
                      doc_type=h.doc_type, heading_path=list(h.heading_path), text=h.text,
                      score=h.score, rank=i, round=round_, sub_id=sub["id"])
-             for i, h in enumerate(hits)]
+             for i, h in ranked]
     if len(ctx.kbs) > 1:  # citations name the KB only when the conversation spans several
-        for passage, hit in zip(found, hits, strict=True):
+        for passage, (_, hit) in zip(found, ranked, strict=True):
             passage["kb"] = hit.kb
     return found
+
+
+def _ends_in_list_item(text: str) -> bool:
+    lines = [line for line in text.splitlines() if line.strip()]
+    return bool(lines) and bool(LIST_ITEM.match(lines[-1]))
 
 
 def _record(sub: SubQuestion, round_: int, found: list[Passage],

@@ -36,7 +36,7 @@ SUPERSEDED_PENALTY = 0.6
 # A procedure is quoted whole: a cut list leaves the asker at a step that is not the last
 # (these bound only a runaway list).
 MAX_ITEMS = 20
-MAX_CHARS = 2000
+MAX_CHARS = 4000
 # How much of the question's weight a section's heading holds to name the list under it.
 HEADING_SHARE = 0.5
 

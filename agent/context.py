@@ -92,10 +92,11 @@ class RunContext:
                 merged[term] = tuple(dict.fromkeys([*merged.get(term, ()), *synonyms]))
         return merged
 
-    def translations(self, query: str) -> dict[str, list[str]]:
+    def translations(self, query: str, *, wide: bool = False) -> dict[str, list[str]]:
         """``query``'s words translated into what the conversation's KBs hold, taken as one
         collection: a word rare in one small KB but common across the set names no topic,
-        as it would not with the same documents in one KB."""
+        as it would not with the same documents in one KB (``wide``: see
+        ``store.crosslang.Translator.translations``)."""
         if self.translator is None:
             return {}
-        return dict(self.translator.for_query(self.pool, list(self.kbs), query))
+        return dict(self.translator.for_query(self.pool, list(self.kbs), query, wide=wide))

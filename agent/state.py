@@ -108,6 +108,9 @@ class Understanding(TypedDict):
     # Query term -> its translations into the KB's other language that the KB holds
     # (store.crosslang); the offline rules count a term held when a text holds one.
     translated_terms: NotRequired[dict[str, list[str]]]
+    # The same read wider (a word of many senses also in those it is first of): whether the
+    # evidence speaks of a term at all, for the refusal gate; too loose to rank sentences by.
+    translated_senses: NotRequired[dict[str, list[str]]]
 
 
 # ---------------------------------------------------------------- route

@@ -20,7 +20,7 @@ import os
 import re
 import tempfile
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -32,6 +32,9 @@ log = structlog.get_logger("ragbot.cedict")
 _SKIP = re.compile(r"^(?:variant of|old variant|see |surname |cl:|used in|abbr\. |also written|"
                    r"erhua variant|japanese variant|\(old\)|\(archaic\))", re.IGNORECASE)
 _PAREN = re.compile(r"\([^)]*\)|\[[^\]]*\]")
+# Placeholders for an object in a gloss ("to apply for sth"): the English question names
+# the object itself, so "apply for" is the phrase it is matched as.
+_PLACEHOLDER = re.compile(r"\b(?:sth|sb|sb's|one's|oneself)\b", re.IGNORECASE)
 _CJK = re.compile(r"[\u3400-\u9fff]")
 # Joins one entry's glosses in the cache; no gloss holds it (they are cleaned text).
 _SEP = "\x1f"
@@ -61,10 +64,12 @@ class Glosses(Mapping[str, list[str]]):
 
 @dataclass(frozen=True)
 class Cedict:
-    """Chinese headword -> English glosses, and English gloss -> Chinese headwords."""
+    """Chinese headword -> English glosses, English gloss -> Chinese headwords, and English
+    gloss -> the headwords whose first gloss (primary sense) it is."""
 
     zh_en: Mapping[str, list[str]]
     en_zh: Mapping[str, list[str]]
+    primary: Mapping[str, list[str]] = field(default_factory=dict)
 
 
 def _source() -> Path:
@@ -72,14 +77,19 @@ def _source() -> Path:
 
 
 def _clean(gloss: str) -> str:
-    text = _PAREN.sub(" ", gloss).strip().lower()
+    text = _PLACEHOLDER.sub(" ", _PAREN.sub(" ", gloss)).strip().lower()
     return " ".join(text.removeprefix("to ").split())
 
 
-def parse(path: Path) -> tuple[dict[str, str], dict[str, str]]:
-    """The two lookups of the dictionary file at ``path``, each entry's words joined."""
+Lookups = tuple[dict[str, str], dict[str, str], dict[str, str]]
+
+
+def parse(path: Path) -> Lookups:
+    """The three lookups of the dictionary file at ``path`` (see ``Cedict``), each entry's
+    words joined."""
     zh_en: dict[str, list[str]] = {}
     en_zh: dict[str, list[str]] = {}
+    primary: dict[str, list[str]] = {}
     with gzip.open(path, "rt", encoding="utf-8") as fh:
         for line in fh:
             if line.startswith("#") or "/" not in line:
@@ -95,11 +105,14 @@ def parse(path: Path) -> tuple[dict[str, str], dict[str, str]]:
             if not glosses:
                 continue
             zh_en.setdefault(simplified, []).extend(glosses)
+            if len(glosses[0].split()) <= 3:
+                primary.setdefault(glosses[0], []).append(simplified)
             for g in glosses:
                 if len(g.split()) <= 3:
                     en_zh.setdefault(g, []).append(simplified)
     return ({k: _SEP.join(v) for k, v in zh_en.items()},
-            {k: _SEP.join(v) for k, v in en_zh.items()})
+            {k: _SEP.join(v) for k, v in en_zh.items()},
+            {k: _SEP.join(v) for k, v in primary.items()})
 
 
 def _cache_file(cache_dir: Path, source: Path) -> Path:
@@ -109,7 +122,7 @@ def _cache_file(cache_dir: Path, source: Path) -> Path:
     return cache_dir / f"cedict-{digest}.marshal"
 
 
-def _read(path: Path) -> tuple[dict[str, str], dict[str, str]] | None:
+def _read(path: Path) -> Lookups | None:
     try:
         # Our own file under RAGBOT_HOME; marshal builds data, it never runs code.
         data = marshal.loads(path.read_bytes())  # noqa: S302
@@ -118,14 +131,14 @@ def _read(path: Path) -> tuple[dict[str, str], dict[str, str]] | None:
     except (OSError, EOFError, ValueError, TypeError) as exc:  # unreadable: parse again
         log.warning("cedict_cache_unreadable", path=str(path), error=type(exc).__name__)
         return None
-    if not (isinstance(data, tuple) and len(data) == 2
+    if not (isinstance(data, tuple) and len(data) == 3
             and all(isinstance(part, dict) for part in data)):
         log.warning("cedict_cache_unreadable", path=str(path), error="shape")
         return None
-    return data[0], data[1]
+    return data[0], data[1], data[2]
 
 
-def _write(path: Path, lookups: tuple[dict[str, str], dict[str, str]]) -> None:
+def _write(path: Path, lookups: Lookups) -> None:
     """Write atomically (another process may read or write the same file at once)."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -146,7 +159,8 @@ def load(source: Path, cache_dir: Path | None) -> Cedict:
         lookups = parse(source)
         if target is not None:
             _write(target, lookups)
-    return Cedict(zh_en=Glosses(lookups[0]), en_zh=Glosses(lookups[1]))
+    return Cedict(zh_en=Glosses(lookups[0]), en_zh=Glosses(lookups[1]),
+                  primary=Glosses(lookups[2]))
 
 
 @cache

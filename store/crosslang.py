@@ -87,6 +87,57 @@ def _singular(word: str) -> str:
     return word
 
 
+def lemmas(word: str) -> list[str]:
+    """``word`` and the forms it may be inflected from, most likely first: glosses are
+    written as bare verbs and singular nouns ("approves" -> "approve", "leaked" -> "leak",
+    "submitted" -> "submit", "carried" -> "carry", "requesting" -> "request"). The
+    dictionary decides which form is a word."""
+    out = [word, _singular(word)]
+    for ending in ("ed", "ing"):
+        stem = word[: -len(ending)]
+        if len(stem) > 2 and word.endswith(ending):
+            out += [stem, stem + "e"]
+            if ending == "ed" and stem.endswith("i"):
+                out.append(stem[:-1] + "y")
+            if len(stem) > 3 and stem[-1] == stem[-2]:
+                out.append(stem[:-1])
+    return list(dict.fromkeys(out))
+
+
+# Particles that make a phrasal verb with the word before them ("apply for", "log in").
+_PARTICLES = ("for", "in", "out", "up", "off", "on", "back", "down", "over", "with")
+
+
+def _headwords(word: str, cedict: Cedict, *, wide: bool) -> list[str]:
+    """The headwords glossed by ``word`` (or the form it is inflected from). A word glossing
+    more than ``AMBIGUOUS`` headwords is left out, or with ``wide`` stands for those whose
+    first sense it is ("key" is first of all 密钥 and 钥匙, a late sense of 关键 and 调)."""
+    for form in lemmas(word):
+        heads = cedict.en_zh.get(form)
+        if heads and len(heads) <= AMBIGUOUS:
+            return _chinese_forms(heads)
+        if heads and wide:
+            # Whole words only: their parts would widen the senses again, and each word
+            # costs the KB one more count.
+            return [h for h in cedict.primary.get(form, []) if len(h) > 1]
+        if heads:
+            return []
+    return []
+
+
+def _phrasal(word: str, query: str, cedict: Cedict) -> tuple[str, list[str]] | None:
+    """``word`` with the particle after it in ``query``, when the dictionary glosses the two
+    together ("apply for" -> 申请); a particle is a stop word, so not among the terms."""
+    after = re.search(rf"\b{re.escape(word)}\s+({'|'.join(_PARTICLES)})\b", query.lower())
+    if after is None:
+        return None
+    for form in lemmas(word):
+        phrase = f"{form} {after.group(1)}"
+        if phrase in cedict.en_zh:
+            return f"{word} {after.group(1)}", cedict.en_zh[phrase]
+    return None
+
+
 def _chinese_forms(heads: Sequence[str]) -> list[str]:
     """Each headword whole, then its words (jieba's precise cut) of two characters or more;
     a single character has too many senses to stand for an English word."""
@@ -123,10 +174,13 @@ def english_forms(word: str) -> list[str]:
     return forms
 
 
-def candidates(query: str, terms: Sequence[str], cedict: Cedict) -> dict[str, list[str]]:
+def candidates(query: str, terms: Sequence[str], cedict: Cedict, *, wide: bool = False
+               ) -> dict[str, list[str]]:
     """Translation words per source word or phrase, in dictionary order (not yet checked
     against a KB). Two adjacent English terms glossed together ("annual leave") win over
-    each alone; an English word glossing more than ``AMBIGUOUS`` headwords is left out."""
+    each alone, a word and its particle ("apply for") over the word alone; an English word
+    glossing more than ``AMBIGUOUS`` headwords is left out, or with ``wide`` read in the
+    senses it is first of (see ``_headwords``)."""
     out: dict[str, list[str]] = {}
     for word in _chinese_words(query, cedict):
         if set(tokens(word)) <= STOPWORDS:
@@ -141,9 +195,11 @@ def candidates(query: str, terms: Sequence[str], cedict: Cedict) -> dict[str, li
             out[pair] = _chinese_forms(cedict.en_zh[pair])
             i += 2
             continue
-        heads = cedict.en_zh.get(latin[i]) or cedict.en_zh.get(_singular(latin[i]), [])
-        if 0 < len(heads) <= AMBIGUOUS:
-            out[latin[i]] = _chinese_forms(heads)
+        phrasal = _phrasal(latin[i], query, cedict)
+        heads = (_chinese_forms(phrasal[1]) if phrasal
+                 else _headwords(latin[i], cedict, wide=wide))
+        if heads:
+            out[latin[i]] = heads
         i += 1
     return {k: list(dict.fromkeys(w for w in v if w != k)) for k, v in out.items()}
 
@@ -157,10 +213,10 @@ class Translator:
     # in every process.
     cache_dir: Path | None = None
     _shares: dict[int, tuple[float, float, float]] = field(default_factory=dict, repr=False)
-    # (KBs, query) -> (when, translations): a turn translates its query to understand it and
-    # again to search it.
-    _recent: dict[tuple[tuple[int, ...], str], tuple[float, dict[str, list[str]]]] = field(
-        default_factory=dict, repr=False)
+    # (KBs, query, wide) -> (when, translations): a turn translates its query to understand
+    # it and again to search it.
+    _recent: dict[tuple[tuple[int, ...], str, bool], tuple[float, dict[str, list[str]]]] = (
+        field(default_factory=dict, repr=False))
 
     def warm_up(self) -> None:
         """Load the dictionary now (seconds), so no turn pays for it under its deadline."""
@@ -200,12 +256,13 @@ class Translator:
         return (sum(shares[i][0] * int(sizes.get(i, 0)) for i in kb_ids) / total,
                 sum(shares[i][1] * int(sizes.get(i, 0)) for i in kb_ids) / total)
 
-    def for_query(self, pool: Any, kb_names: Sequence[str], query: str) -> dict[str, list[str]]:
+    def for_query(self, pool: Any, kb_names: Sequence[str], query: str, *, wide: bool = False
+                  ) -> dict[str, list[str]]:
         """``translations`` of ``query`` in the KBs ``kb_names`` taken as one collection (one
         pooled connection)."""
         with pool.connection() as conn:
             ids = [get_kb(conn, name).id for name in kb_names]
-            return self.translations(conn, ids, query, query_terms(query))
+            return self.translations(conn, ids, query, query_terms(query), wide=wide)
 
     def translate(self, conn: Any, kb_ids: Sequence[int], query: str, terms: Sequence[str]
                   ) -> list[str]:
@@ -216,27 +273,29 @@ class Translator:
         return [w for w in dict.fromkeys(w for ws in found.values() for w in ws)
                 if w not in original][:MOST]
 
-    def translations(self, conn: Any, kb_ids: Sequence[int], query: str, terms: Sequence[str]
-                     ) -> dict[str, list[str]]:
+    def translations(self, conn: Any, kb_ids: Sequence[int], query: str, terms: Sequence[str],
+                     *, wide: bool = False) -> dict[str, list[str]]:
         """Per source word or phrase of ``query``, its translations that the KBs ``kb_ids``
         hold and that are not too common there (at most ``PER_TERM`` each). Several KBs are
         one collection: the same documents get the same translations whether they sit in one
-        KB or are spread over several."""
-        key = (tuple(sorted(kb_ids)), query)
+        KB or are spread over several. ``wide`` also reads a word of many senses in those it
+        is first of (``candidates``): enough to tell whether a text speaks of the word, too
+        loose to rank by."""
+        key = (tuple(sorted(kb_ids)), query, wide)
         hit = self._recent.get(key)
         if hit is not None and time.monotonic() - hit[0] < _TTL_S:
             return hit[1]
-        out = self._translations(conn, key[0], query, terms)
+        out = self._translations(conn, key[0], query, terms, wide)
         if len(self._recent) >= _RECENT:
             self._recent.pop(next(iter(self._recent)))
         self._recent[key] = (time.monotonic(), out)
         return out
 
-    def _translations(self, conn: Any, kb_ids: Sequence[int], query: str, terms: Sequence[str]
-                      ) -> dict[str, list[str]]:
+    def _translations(self, conn: Any, kb_ids: Sequence[int], query: str, terms: Sequence[str],
+                      wide: bool) -> dict[str, list[str]]:
         zh_share, en_share = self.set_language_shares(conn, kb_ids)
         found = {source: words for source, words
-                 in candidates(query, terms, self._dictionary()).items()
+                 in candidates(query, terms, self._dictionary(), wide=wide).items()
                  if (en_share if is_chinese(source) else zh_share) >= OTHER_LANGUAGE_SHARE}
         pool = list(dict.fromkeys(f for ws in found.values() for w in ws
                                   for f in english_forms(w)))

@@ -15,12 +15,13 @@ from agent.text import alternatives_per_term, content_terms, norm
 from store.tokenize import language_of
 
 
-def _alternatives(ctx: RunContext, text: str) -> dict[str, list[str]]:
+def _alternatives(ctx: RunContext, text: str, *, wide: bool = False) -> dict[str, list[str]]:
     """Per topic term of ``text``, its dictionary translations and glossary synonyms that
-    stand for it in a passage ("第三季度" is held by "Q3", "年假" by "annual leave")."""
+    stand for it in a passage ("第三季度" is held by "Q3", "年假" by "annual leave");
+    ``wide``: a word of many senses also in those it is first of (store.crosslang)."""
     terms = content_terms(text)
     glossary = ctx.glossary()
-    found = ctx.translations(text)
+    found = ctx.translations(text, wide=wide)
     alternatives = alternatives_per_term(terms, found)
     for term in terms:
         for synonym in glossary.get(term.lower(), ()):
@@ -32,6 +33,7 @@ def _add_synonyms(u: Understanding, ctx: RunContext) -> None:
     """The query terms' alternatives, for the offline rules (``translated_terms``); glossary
     synonyms the query lacks also widen the keyword search."""
     u["translated_terms"] = _alternatives(ctx, u["query"])
+    u["translated_senses"] = _alternatives(ctx, u["query"], wide=True)
     glossary = ctx.glossary()
     present = norm(u["query"])
     expansions = [s for term in [*u["entities"], *u["implicit_context"]]
@@ -73,7 +75,8 @@ def understand(state: GraphState, runtime: Runtime[RunContext]) -> dict[str, Any
          "evidence": inp.get("evidence")},
         {"query": u["query"], "is_followup": u["is_followup"], "entities": u["entities"],
          "borrowed": u["implicit_context"], "language": u["language"],
-         "translated_terms": u.get("translated_terms", {})})
+         "translated_terms": u.get("translated_terms", {}),
+         "translated_senses": u.get("translated_senses", {})})
     return {"understanding": u, "passages": [], "round": 0, "last_new_chunk_ids": [],
             "pending_queries": [], "attempts": 0, "used_fallback_query": False,
             "plan": {"sub_questions": []}, "searches": []}

@@ -25,6 +25,7 @@ from agent.offline.ranking import (
     looks_like_instruction,
     pool_idf,
     rank_sentences,
+    senses,
     translated,
 )
 from agent.offline.route import is_chitchat, is_comparison
@@ -71,7 +72,7 @@ def generate(inp: GenerateInput) -> Draft:
     all_terms = list(dict.fromkeys(t for q in [u["query"], *inp["queries"]]
                                    for t in content_terms(q)))
     candidates, fit = rank_sentences(inp, terms, all_terms)
-    absent = missing_constraint(inp["question"], passages, translated(inp))
+    absent = missing_constraint(inp["question"], passages, senses(inp))
     if absent is not None:
         # Say what is missing rather than answer about something else.
         return found_instead(absent, candidates, lang)
@@ -163,7 +164,7 @@ def _supported(inp: GenerateInput, terms: list[str]) -> bool:
     joined = [p for p in passages if p["doc_id"] in chain] if len(chain) > 1 else []
     topic = [t for t in terms if not is_relation(t)]
     return answerable(terms, passages, several=several, language=lang, joined=joined,
-                      joined_terms=topic, alternatives=translated(inp))
+                      joined_terms=topic, alternatives=senses(inp))
 
 
 # How well the closest sentence must fit the rest of the question to be shown beside a

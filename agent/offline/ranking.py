@@ -66,6 +66,13 @@ def translated(inp: GenerateInput) -> Alternatives:
     return inp["understanding"].get("translated_terms") or {}
 
 
+def senses(inp: GenerateInput) -> Alternatives:
+    """The question terms' translations read wide (``Understanding.translated_senses``),
+    else the narrow ones: what the refusal gate credits a term by."""
+    u = inp["understanding"]
+    return u.get("translated_senses") or u.get("translated_terms") or {}
+
+
 _NUMERIC = re.compile(r"(多少|几|哪一年|哪年|何时|什么时候|\bhow (many|much|long|old)\b|"
                       r"\bwhat year\b|\bwhen\b)", re.I)
 # A sentence that announces what follows ("需要检查以下几点：") says nothing by itself.

@@ -111,3 +111,23 @@ def test_equally_fitting_step_lists_are_quoted_in_the_documents_order() -> None:
     assert not draft["refused"]
     assert draft["sentences"][0]["text"].startswith("1. Tell reception at once")
     assert all(s["cites"] == [1] for s in draft["sentences"])
+
+
+def test_the_refusal_gate_credits_a_term_by_the_senses_read_wide() -> None:
+    # An English question over a Chinese rule: only "badge" has a narrow translation, so
+    # the pool would look off-topic; read wide, "lost" and "reported" are held too.
+    rule = passage(1, "门禁卡遗失后须在 24 小时内向行政部报告，行政部当天注销旧卡。",
+                   "badge-rules", "门禁卡管理", ["门禁卡管理"], rank=0)
+    question = "Whom is a lost door badge reported to?"
+    narrow = {"badge": ["门禁卡"]}
+    assert answer(question, [rule], narrow)["refused"]
+    u = E.understand({"question": question, "history": []})
+    terms = content_terms(u["query"])
+    u["translated_terms"] = alternatives_per_term(terms, narrow)
+    u["translated_senses"] = alternatives_per_term(
+        terms, {**narrow, "lost": ["遗失"], "reported": ["报告"]})
+    draft = E.generate({"question": question, "understanding": u, "route": "single_retrieval",
+                        "queries": [u["query"]], "passages": [rule], "attempt": 0,
+                        "rejected": []})
+    assert not draft["refused"]
+    assert "行政部报告" in draft["sentences"][0]["text"]

@@ -52,3 +52,34 @@ def test_english_forms_include_the_other_spelling_of_a_gloss() -> None:
     assert "organise" in english_forms("organize")
     assert "center" in english_forms("centre")
     assert english_forms("meal") == ["meal", "meals", "meales"]
+
+
+def test_an_inflected_english_word_is_looked_up_as_its_dictionary_form() -> None:
+    assert "加密" in _candidates("Were the files encrypted?")["encrypted"]
+    assert "退款" in _candidates("Who refunded the deposit?")["refunded"]
+    assert "提交" in candidates("When are invoices submitted?",
+                              query_terms("When are invoices submitted?"),
+                              load_cedict(), wide=True)["submitted"]
+
+
+def test_a_verb_is_looked_up_with_the_particle_after_it() -> None:
+    # "apply" alone glosses over twenty headwords; "apply for" is 申请
+    found = _candidates("How do I apply for a parking permit?")
+    assert "申请" in found["apply"]
+    assert "apply" not in _candidates("Apply the patch twice.")
+
+
+def test_a_word_of_many_senses_is_read_wide_in_the_senses_it_is_first_of() -> None:
+    query = "Which vendors were audited last year?"
+    assert "audited" not in _candidates(query)
+    wide = candidates(query, query_terms(query), load_cedict(), wide=True)
+    assert "审计" in wide["audited"]
+    key = candidates("Where is the key kept?", query_terms("Where is the key kept?"),
+                     load_cedict(), wide=True)["key"]
+    assert "密钥" in key
+    assert "关键" not in key  # "key" is a late sense of 关键 ("crucial")
+
+
+def test_a_gloss_placeholder_is_left_out_of_the_phrase() -> None:
+    # CC-CEDICT writes "to apply for sth"; a question names the object itself
+    assert "申请" in load_cedict().en_zh["apply for"]

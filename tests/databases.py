@@ -5,10 +5,15 @@ from __future__ import annotations
 import contextlib
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import psycopg
 from psycopg import sql
 from psycopg.conninfo import make_conninfo
+from psycopg_pool import ConnectionPool
+
+SAMPLES = Path(__file__).resolve().parents[1] / "samples" / "kb"
 
 
 @contextlib.contextmanager
@@ -24,3 +29,21 @@ def cloned_database(admin_url: str, template: str, prefix: str = "t") -> Iterato
         with psycopg.connect(admin_url, autocommit=True) as conn:
             conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(
                 sql.Identifier(name)))
+
+
+@contextlib.contextmanager
+def samples_kb(admin_url: str, template: str, embedder: Any, kb: str,
+               prefix: str = "s") -> Iterator[ConnectionPool]:
+    """A pool on a cloned database holding all of samples/kb as KB ``kb`` (embedding it takes
+    a while: use it from a module-scoped fixture)."""
+    from store.db import open_pool
+    from store.ingest import ingest_paths
+
+    with cloned_database(admin_url, template, prefix=prefix) as url:
+        pool = open_pool(url, max_size=2)
+        try:
+            report = ingest_paths(pool, kb, [SAMPLES], embedder=embedder)
+            assert report.failed == 0, report.errors
+            yield pool
+        finally:
+            pool.close()

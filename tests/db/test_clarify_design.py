@@ -8,19 +8,17 @@ back."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from psycopg_pool import ConnectionPool
 
 from agent.api import Agent, Question, build_agent
 from store.tokenize import language_of
-from tests.databases import cloned_database
+from tests.databases import samples_kb
 
 pytestmark = [pytest.mark.db, pytest.mark.model]
 
 KB = "samples"
-SAMPLES = Path(__file__).resolve().parents[2] / "samples" / "kb"
 
 # Only words that need something else to point at: bare actions, attributes, container
 # nouns, pronouns and deictics with nothing before them, light verbs, question words.
@@ -90,15 +88,8 @@ SPECIFIC = [
 @pytest.fixture(scope="module")
 def samples_pool(pg_admin_url: str, _template: str, embedder) -> Iterator[ConnectionPool]:  # type: ignore[no-untyped-def]
     """One database holding all of samples/kb for the module (embedding it takes a while)."""
-    from store.db import open_pool
-    from store.ingest import ingest_paths
-
-    with cloned_database(pg_admin_url, _template, prefix="c") as url:
-        pool = open_pool(url, max_size=2)
-        report = ingest_paths(pool, KB, [SAMPLES], embedder=embedder)
-        assert report.failed == 0, report.errors
+    with samples_kb(pg_admin_url, _template, embedder, KB, prefix="c") as pool:
         yield pool
-        pool.close()
 
 
 @pytest.fixture(scope="module")

@@ -9,18 +9,16 @@ are still refused."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from psycopg_pool import ConnectionPool
 
 from agent.api import Agent, Question, build_agent
-from tests.databases import cloned_database
+from tests.databases import samples_kb
 
 pytestmark = [pytest.mark.db, pytest.mark.model]
 
 KB = "samples"
-SAMPLES = Path(__file__).resolve().parents[2] / "samples" / "kb"
 
 # (question, a value the Chinese answer holds)
 ANSWERED = [
@@ -42,15 +40,9 @@ NOT_IN_KB = [
 
 @pytest.fixture(scope="module")
 def samples_pool(pg_admin_url: str, _template: str, embedder) -> Iterator[ConnectionPool]:  # type: ignore[no-untyped-def]
-    from store.db import open_pool
-    from store.ingest import ingest_paths
-
-    with cloned_database(pg_admin_url, _template, prefix="x") as url:
-        pool = open_pool(url, max_size=2)
-        report = ingest_paths(pool, KB, [SAMPLES], embedder=embedder)
-        assert report.failed == 0, report.errors
+    """One database holding all of samples/kb for the module (embedding it takes a while)."""
+    with samples_kb(pg_admin_url, _template, embedder, KB, prefix="x") as pool:
         yield pool
-        pool.close()
 
 
 @pytest.fixture(scope="module")

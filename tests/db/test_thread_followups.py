@@ -10,31 +10,22 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from psycopg_pool import ConnectionPool
 
 from agent.api import Agent, Question, build_agent
-from tests.databases import cloned_database
+from tests.databases import samples_kb
 
 pytestmark = [pytest.mark.db, pytest.mark.model]
 
 KB = "samples"
-SAMPLES = Path(__file__).resolve().parents[2] / "samples" / "kb"
 
 
 @pytest.fixture(scope="module")
 def agent(pg_admin_url: str, _template: str, embedder) -> Iterator[Agent]:  # type: ignore[no-untyped-def]
     """One database holding all of samples/kb for the module (embedding it takes a while)."""
-    from store.db import open_pool
-    from store.ingest import ingest_paths
-
-    with cloned_database(pg_admin_url, _template, prefix="f") as url:
-        pool: ConnectionPool = open_pool(url, max_size=2)
-        report = ingest_paths(pool, KB, [SAMPLES], embedder=embedder)
-        assert report.failed == 0, report.errors
+    with samples_kb(pg_admin_url, _template, embedder, KB, prefix="f") as pool:
         a = build_agent(pool, embedder)
         yield a
         a.close()
-        pool.close()
 
 
 def _thread(agent: Agent, name: str, questions: list[str]) -> list[tuple[str, str | None, str]]:

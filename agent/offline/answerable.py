@@ -2,9 +2,9 @@
 
 The rule: refuse when no passage (or, for a question spanning documents, no two passages)
 holds at least ``REFUSE_BELOW`` (0.6 in English, 0.5 in Chinese) of the question's topic
-terms. A term counts as held when
-a passage has the word itself or a near form of it: the plural or another inflection
-("bicycles" / "bicycle"), or a one-letter slip of the asker ("climage" / "climate",
+terms. A term counts as held when a passage (its text or its headings: ``said_by``) has
+the word itself or a near form of it: the plural or another inflection ("bicycles" /
+"bicycle"), or a one-letter slip of the asker ("climage" / "climate",
 "protain" / "protein"). Conversational questions are typed fast; without near forms a typo
 alone made the bot refuse a question its documents answer.
 
@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import itertools
 
+from agent.offline.ranking import frame
 from agent.state import Language, Passage
 from agent.text import Alternatives, content_terms, coverage, term_set, terms_of
 from store.stem import stem
@@ -72,6 +73,15 @@ def held_terms(text: str, terms: list[str], alternatives: Alternatives | None = 
     return found
 
 
+def said_by(p: Passage) -> str:
+    """What a passage holds for the gate: its text and its ``frame`` (title and headings).
+
+    An FAQ's question is its heading ("Why is the VPN slow?") and a policy section's body
+    rarely repeats its heading's noun ("## 病假" above "每年十二天"): the words a heading says
+    are the passage's as much as its sentences are, as the ranker already reads them."""
+    return frame(p) + " " + p["text"]
+
+
 def evidence_coverage(terms: list[str], passages: list[Passage], *, several: bool,
                       joined: list[Passage] | None = None,
                       joined_terms: list[str] | None = None,
@@ -80,11 +90,11 @@ def evidence_coverage(terms: list[str], passages: list[Passage], *, several: boo
     the question spans several documents; or all of ``joined``, the documents a multi-hop
     chain went through, together, counting ``joined_terms``: the relation words the hops
     followed are not words the documents hold)."""
-    sets = [held_terms(p["title"] + " " + p["text"], terms, alternatives) for p in passages]
+    sets = [held_terms(said_by(p), terms, alternatives) for p in passages]
     best = max((coverage(terms, s) for s in sets), default=0.0)
     if joined:
         asked = joined_terms or terms
-        together = set().union(*(held_terms(p["title"] + " " + p["text"], asked, alternatives)
+        together = set().union(*(held_terms(said_by(p), asked, alternatives)
                                  for p in joined))
         best = max(best, coverage(asked, together))
     if several:
@@ -120,7 +130,7 @@ def missing_constraint(question: str, passages: list[Passage],
 
     if not passages:
         return None
-    texts = [p["title"] + " " + p["text"] for p in passages]
+    texts = [said_by(p) for p in passages]
     pool_years = set().union(*(years(t) for t in texts))
     for year in sorted(years(question)):
         if year not in pool_years:

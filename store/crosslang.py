@@ -25,6 +25,7 @@ import rjieba
 
 from store.cedict import Cedict, load_cedict
 from store.kb import get_kb
+from store.kb_vocab import document_frequencies
 from store.tokenize import STOPWORDS, is_chinese, query_terms, tokens
 
 # Senses of a headword used for zh -> en (CC-CEDICT lists the common ones first).
@@ -312,33 +313,3 @@ class Translator:
             if kept:
                 out[source] = kept[:PER_TERM]
         return out
-
-
-def document_frequencies(conn: Any, kb_ids: Sequence[int], words: Sequence[str]
-                         ) -> tuple[dict[str, int], int]:
-    """How many of the KBs' active passages hold each word (capped), and how many they have.
-
-    A Chinese word counts where the text holds it: the index has jieba's cut of it, which
-    may split a word the dictionary knows ("年假")."""
-    latin = [w for w in words if w.isascii()]
-    # Latin words through the index; Chinese ones by a scan of the texts (fewer of them).
-    rows = conn.execute(
-        """
-        WITH g AS (SELECT id, active_generation AS gen FROM knowledge_bases
-                   WHERE id = ANY(%(kbs)s))
-        SELECT w, (SELECT count(*) FROM (SELECT 1 FROM chunks c JOIN g
-                   ON c.kb_id = g.id AND c.generation = g.gen
-                   WHERE c.tsv @@ to_tsquery('simple', quote_literal(w)) LIMIT 5000) s)
-        FROM unnest(%(latin)s::text[]) AS w
-        UNION ALL
-        SELECT w, (SELECT count(*) FROM (SELECT 1 FROM chunks c JOIN g
-                   ON c.kb_id = g.id AND c.generation = g.gen
-                   WHERE strpos(c.text, w) > 0 LIMIT 5000) s)
-        FROM unnest(%(other)s::text[]) AS w
-        """, {"kbs": list(kb_ids), "latin": latin,
-              "other": [w for w in words if not w.isascii()]}).fetchall()
-    total = conn.execute(
-        "SELECT count(*) FROM chunks c JOIN knowledge_bases k ON c.kb_id = k.id "
-        "AND c.generation = k.active_generation WHERE k.id = ANY(%s)",
-        [list(kb_ids)]).fetchone()
-    return {str(w): int(n) for w, n in rows}, int(total[0]) if total else 0

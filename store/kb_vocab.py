@@ -1,5 +1,6 @@
 """How much of each knowledge base speaks of a question's words: per KB, how many of its
-active passages the asker may read hold each word (or all words of a phrase), for routing."""
+active passages the asker may read hold each word (or all words of a phrase), for routing;
+and how many passages of a set of KBs hold each translation word (store.crosslang)."""
 
 from __future__ import annotations
 
@@ -8,26 +9,18 @@ from typing import Any
 
 import psycopg
 
-from store.tokenize import tokens
+from store.tokenize import tsquery
 from store.types import PUBLIC
 
 # Enough to tell a KB's topic words from its rare ones; bounds each index scan.
 HELD_CAP = 2000
 
 
-def _tsquery(phrase: str) -> str | None:
-    """All words of ``phrase`` (each quoted), or None when it has no word."""
-    words = tokens(phrase)
-    if not words:
-        return None
-    return " & ".join("'" + w.replace("'", "''").replace("\\", "\\\\") + "'" for w in words)
-
-
 def held_counts(conn: psycopg.Connection[Any], kb_id: int, phrases: Sequence[str],
                 principals: Sequence[str]) -> tuple[int, dict[str, int]]:
     """(the KB's active passages, per phrase how many of those ``principals`` may read hold
     it, capped at :data:`HELD_CAP`)."""
-    queries = {p: q for p in dict.fromkeys(phrases) if (q := _tsquery(p)) is not None}
+    queries = {p: q for p in dict.fromkeys(phrases) if (q := tsquery(p)) is not None}
     total_row = conn.execute(
         "SELECT coalesce(g.chunk_count, 0) FROM knowledge_bases k JOIN generations g "
         "ON g.kb_id = k.id AND g.generation = k.active_generation WHERE k.id = %s",
@@ -55,7 +48,7 @@ def document_spread(conn: psycopg.Connection[Any], kb_id: int, words: Sequence[s
     holds it: all its search-mode tokens (the index keeps jieba's cut, which may split a
     Chinese word the question keeps whole), through the keyword index, so the count costs an
     index scan however large the KB."""
-    queries = {w: q for w in dict.fromkeys(words) if (q := _tsquery(w)) is not None}
+    queries = {w: q for w in dict.fromkeys(words) if (q := tsquery(w)) is not None}
     rows = conn.execute(
         """
         WITH g AS (SELECT active_generation AS gen FROM knowledge_bases WHERE id = %(kb)s)
@@ -72,3 +65,43 @@ def document_spread(conn: psycopg.Connection[Any], kb_id: int, words: Sequence[s
               "words": list(queries), "queries": list(queries.values())}).fetchall()
     total = next((int(n) for w, n in rows if w is None), 0)
     return total, {str(w): int(n) for w, n in rows if w is not None}
+
+
+# Per word, how many of the KBs' active passages hold it (at most 5000: enough to tell a
+# common word): Latin words as the index holds them, other words as the text holds them
+# among the passages the index finds by any of their tokens (``document_frequencies``).
+COUNTS_SQL = """
+    WITH g AS (SELECT id, active_generation AS gen FROM knowledge_bases
+               WHERE id = ANY(%(kbs)s))
+    SELECT w, (SELECT count(*) FROM (SELECT 1 FROM chunks c JOIN g
+               ON c.kb_id = g.id AND c.generation = g.gen
+               WHERE c.tsv @@ to_tsquery('simple', quote_literal(w)) LIMIT 5000) s)
+    FROM unnest(%(latin)s::text[]) AS w
+    UNION ALL
+    SELECT w, (SELECT count(*) FROM (SELECT 1 FROM chunks c JOIN g
+               ON c.kb_id = g.id AND c.generation = g.gen
+               WHERE c.tsv @@ to_tsquery('simple', q) AND strpos(c.text, w) > 0
+               LIMIT 5000) s)
+    FROM unnest(%(other)s::text[], %(queries)s::text[]) AS u(w, q)
+"""
+
+
+def document_frequencies(conn: Any, kb_ids: Sequence[int], words: Sequence[str]
+                         ) -> tuple[dict[str, int], int]:
+    """How many of the KBs' active passages hold each word (capped), and how many they have.
+
+    A Chinese word counts where the text holds it (``strpos``): the index has jieba's cut
+    of it, which may split a word the dictionary knows ("年假"). The keyword index finds the
+    passages to look at first (any of the word's search-mode tokens), so a rare word costs an
+    index scan, not a read of every passage; a passage jieba cut so that none of the word's
+    tokens is indexed ("业务方回滚" as 方回 / 滚) is missed."""
+    latin = [w for w in words if w.isascii()]
+    other = {w: q for w in dict.fromkeys(words) if not w.isascii()
+             and (q := tsquery(w, any_word=True)) is not None}
+    rows = conn.execute(COUNTS_SQL, {"kbs": list(kb_ids), "latin": latin, "other": list(other),
+                                     "queries": list(other.values())}).fetchall()
+    total = conn.execute(
+        "SELECT count(*) FROM chunks c JOIN knowledge_bases k ON c.kb_id = k.id "
+        "AND c.generation = k.active_generation WHERE k.id = ANY(%s)",
+        [list(kb_ids)]).fetchone()
+    return {str(w): int(n) for w, n in rows}, int(total[0]) if total else 0

@@ -57,6 +57,17 @@ def keyword_text(text: str) -> str:
     return " ".join(tokens(text))
 
 
+def tsquery(text: str, *, any_word: bool = False) -> str | None:
+    """A ``to_tsquery('simple', ...)`` text matching ``text`` as the keyword index holds it:
+    all its search-mode tokens (each quoted), or with ``any_word`` any of them; None when it
+    has no token."""
+    words = tokens(text)
+    if not words:
+        return None
+    return (" | " if any_word else " & ").join(
+        "'" + w.replace("'", "''").replace("\\", "\\\\") + "'" for w in words)
+
+
 def query_terms(text: str) -> list[str]:
     """Distinct content terms of a query, in order."""
     seen: dict[str, None] = {}

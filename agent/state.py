@@ -105,6 +105,9 @@ class Understanding(TypedDict):
     # choice ("要补班的是哪天？" after a question about one holiday is about that holiday's
     # row). Never searched, never required.
     thread_context: NotRequired[ThreadContext]
+    # A follow-up: the documents the thread's latest answer cited, where the words the
+    # rewrite carried in (``implicit_context``) were already found to be the topic.
+    carried_from: NotRequired[list[str]]
     # Query term -> its translations into the KB's other language that the KB holds
     # (store.crosslang); the offline rules count a term held when a text holds one.
     translated_terms: NotRequired[dict[str, list[str]]]

@@ -20,12 +20,13 @@ lexical or MiniLM similarity feature tried separated the two kinds on the held-o
 from __future__ import annotations
 
 import itertools
+from typing import NamedTuple
 
 from agent.offline.ranking import frame
 from agent.state import Language, Passage
 from agent.text import Alternatives, content_terms, coverage, term_set, terms_of
 from store.stem import stem
-from store.tokenize import tokens
+from store.tokenize import language_of, tokens
 
 # Below this share of the question's terms in the best passage, the pool is off-topic.
 # English: chosen on the even-numbered threads of mtrag (see ``ragbot eval``): 0.5 with exact
@@ -82,15 +83,38 @@ def said_by(p: Passage) -> str:
     return frame(p) + " " + p["text"]
 
 
+class Carried(NamedTuple):
+    """What a follow-up's rewrite carried in from the thread: the ``words`` and the documents
+    (``doc_ids``) the thread's latest answer cited for them, in the asker's ``language``."""
+
+    words: list[str]
+    doc_ids: frozenset[str]
+    language: Language
+
+
+def _held(p: Passage, terms: list[str], alternatives: Alternatives | None,
+          carried: Carried | None) -> set[str]:
+    """The ``terms`` passage ``p`` holds. A document the thread already answered from,
+    written in the other language, holds the words the rewrite carried in: they are the
+    previous question's words ("annual leave", "after five years"), which a Chinese policy
+    words its own way (年假, 满 5 年); that document was found to be about them."""
+    found = held_terms(said_by(p), terms, alternatives)
+    if (carried is not None and p["doc_id"] in carried.doc_ids
+            and language_of(p["title"] + " " + p["text"]) != carried.language):
+        found |= set(carried.words) & set(terms)
+    return found
+
+
 def evidence_coverage(terms: list[str], passages: list[Passage], *, several: bool,
                       joined: list[Passage] | None = None,
                       joined_terms: list[str] | None = None,
-                      alternatives: Alternatives | None = None) -> float:
+                      alternatives: Alternatives | None = None,
+                      carried: Carried | None = None) -> float:
     """Share of the question's terms the best passage holds (or the best two together, when
     the question spans several documents; or all of ``joined``, the documents a multi-hop
     chain went through, together, counting ``joined_terms``: the relation words the hops
-    followed are not words the documents hold)."""
-    sets = [held_terms(said_by(p), terms, alternatives) for p in passages]
+    followed are not words the documents hold). ``carried``: see ``_held``."""
+    sets = [_held(p, terms, alternatives, carried) for p in passages]
     best = max((coverage(terms, s) for s in sets), default=0.0)
     if joined:
         asked = joined_terms or terms
@@ -108,12 +132,25 @@ def evidence_coverage(terms: list[str], passages: list[Passage], *, several: boo
 def answerable(terms: list[str], passages: list[Passage], *, several: bool,
                language: Language = "en", joined: list[Passage] | None = None,
                joined_terms: list[str] | None = None,
-               alternatives: Alternatives | None = None) -> bool:
+               alternatives: Alternatives | None = None,
+               carried: Carried | None = None) -> bool:
     """Whether the pool holds enough of the question (in ``language``) to answer from it;
-    a term's ``alternatives`` (its translations) hold it too."""
+    a term's ``alternatives`` (its translations) hold it too, and so does the thread's
+    other-language document hold the words carried in from the thread (``carried``)."""
+    if not passages:
+        return False
+    bar = REFUSE_BELOW[language]
     share = evidence_coverage(terms, passages, several=several, joined=joined,
                               joined_terms=joined_terms, alternatives=alternatives)
-    return bool(passages) and share >= REFUSE_BELOW[language]
+    if share >= bar or carried is None or not carried.doc_ids:
+        return share >= bar
+    # Crediting the carried words must not let them stand in for the asker's own: "Does it
+    # apply to contractors too?" is not answered by a document that never names contractors.
+    own = [t for t in terms if t not in carried.words]
+    return (evidence_coverage(terms, passages, several=several, alternatives=alternatives,
+                              carried=carried) >= bar
+            and evidence_coverage(own, passages, several=several,
+                                  alternatives=alternatives) >= bar)
 
 
 def missing_constraint(question: str, passages: list[Passage],

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from agent import messages
-from agent.offline.answerable import answerable, missing_constraint
+from agent.offline.answerable import Carried, answerable, missing_constraint
 from agent.offline.asked import value_pattern
 from agent.offline.chain import chain_lead, is_relation
 from agent.offline.compare import comparison_lead
@@ -163,8 +163,10 @@ def _supported(inp: GenerateInput, terms: list[str]) -> bool:
     chain = set((inp.get("chain") or [])[:4])
     joined = [p for p in passages if p["doc_id"] in chain] if len(chain) > 1 else []
     topic = [t for t in terms if not is_relation(t)]
+    u = inp["understanding"]
+    carried = Carried(u["implicit_context"], frozenset(u.get("carried_from", [])), lang)
     return answerable(terms, passages, several=several, language=lang, joined=joined,
-                      joined_terms=topic, alternatives=senses(inp))
+                      joined_terms=topic, alternatives=senses(inp), carried=carried)
 
 
 # How well the closest sentence must fit the rest of the question to be shown beside a

@@ -86,6 +86,8 @@ def understand(inp: UnderstandInput) -> Understanding:
     )
     if slot is not None:
         u["restated"] = slot
+    if borrowed and previous is not None:
+        u["carried_from"] = [d["doc_id"] for d in previous["cited"]]
     if not follow and previous is not None:
         own = {norm(t) for t in entities}
         u["thread_context"] = ThreadContext(

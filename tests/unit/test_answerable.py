@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agent.engine import OfflineEngine
-from agent.offline.answerable import answerable, evidence_coverage, held_terms, near
+from agent.offline.answerable import Carried, answerable, evidence_coverage, held_terms, near
 from agent.state import Passage
 from tests.unit.offline_ask import ask
 
@@ -135,3 +135,37 @@ def test_an_answer_about_another_member_of_the_category_is_refused_naming_what_i
     quoted = [s for s in draft["sentences"] if not s.get("note")]
     assert quoted == [{"text": "In 2025 the road bike line sold 400 units and the kids "
                                "line 150.", "cites": [1]}]
+
+
+# A Chinese canteen rule the thread already answered an English question from (doc d1).
+_CANTEEN = passage(1, "食堂午餐 11:30 开始供应。员工凭工卡就餐，访客需提前登记。")
+
+
+def test_the_thread_documents_hold_the_words_carried_into_an_english_follow_up() -> None:
+    # "When does the canteen serve lunch?" -> "Do visitors need to register for it?":
+    # the rewrite carried in "canteen serve lunch", which the Chinese rule words its own way.
+    terms = ["visitors", "register", "canteen", "serve", "lunch"]
+    senses = {"visitors": ["访客"], "register": ["登记"]}
+    carried = Carried(["canteen", "serve", "lunch"], frozenset({"d1"}), "en")
+    assert not answerable(terms, [_CANTEEN], several=False, alternatives=senses)
+    assert answerable(terms, [_CANTEEN], several=False, alternatives=senses, carried=carried)
+
+
+def test_carried_words_do_not_stand_in_for_the_follow_ups_own() -> None:
+    # "Can contractors' families eat there too?": the rule never names either.
+    terms = ["contractors", "families", "eat", "canteen", "serve", "lunch"]
+    carried = Carried(["canteen", "serve", "lunch"], frozenset({"d1"}), "en")
+    assert not answerable(terms, [_CANTEEN], several=False, alternatives={"eat": ["就餐"]},
+                          carried=carried)
+
+
+def test_only_an_other_language_document_the_thread_cited_is_credited() -> None:
+    terms = ["visitors", "register", "canteen", "serve", "lunch"]
+    senses = {"visitors": ["访客"], "register": ["登记"]}
+    elsewhere = Carried(["canteen", "serve", "lunch"], frozenset({"d9"}), "en")
+    assert not answerable(terms, [_CANTEEN], several=False, alternatives=senses,
+                          carried=elsewhere)
+    # Same language as the asker: the carried words are there to be found as written.
+    english = passage(2, "Visitors must register at reception.")
+    same = Carried(["canteen", "serve", "lunch"], frozenset({"d2"}), "en")
+    assert not answerable(terms, [english], several=False, carried=same)

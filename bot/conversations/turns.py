@@ -206,7 +206,8 @@ class TurnRunner:
     def _finish(self, turn: Turn, status: LiveStatus, msgs: Sequence[Any], trace_id: str,
                 *, state: TurnState = "done") -> None:
         posted = status.finish(msgs)
-        self.deps.surface_for(turn.surface).show_busy(place_of(turn), "")
+        # Recorded before anything else goes out: a click on a posted card, or a reaction
+        # to a posted answer, looks the message up by its id.
         with self.deps.pool.connection() as conn, conn.transaction():
             for message_id in posted:
                 journal.record_bot_message(
@@ -214,6 +215,7 @@ class TurnRunner:
                     message_id=message_id, trace_id=trace_id, thread_key=turn.thread_key,
                     turn_id=turn.id, kbs=turn.kbs)
             journal.finish_turn(conn, turn.id, state, trace_id)
+        self.deps.surface_for(turn.surface).show_busy(place_of(turn), "")
 
     def _notice(self, turn: Turn, text: str) -> Any:
         return self.deps.surface_for(turn.surface).notice_message(text)

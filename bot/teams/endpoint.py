@@ -44,6 +44,9 @@ if TYPE_CHECKING:
     from store.conversations import Turn
 
 log = structlog.get_logger("ragbot.teams.endpoint")
+# How long a clarify click waits for its card's message id to be recorded (see _card_turn):
+# well inside the few seconds Teams allows an invoke.
+CARD_RECORD_WAIT_S = 2.0
 
 Reply = tuple[int, dict[str, Any] | None]
 OK: Reply = (200, None)
@@ -173,11 +176,18 @@ class TeamsEndpoint:
         return 200, render.card_invoke_response(chosen)
 
     def _card_turn(self, conversation: str, card_id: str) -> Turn | None:
-        with self.deps.pool.connection() as conn:
-            card = journal.trace_for_message(conn, inbound.SURFACE, conversation, card_id)
-            if card is None or card.turn_id is None:
+        """The turn that posted card ``card_id``. The card's message id is recorded just
+        after the connector returns it, so a click landing in that window waits for the
+        record (up to :data:`CARD_RECORD_WAIT_S`) instead of being refused."""
+        deadline = time.monotonic() + CARD_RECORD_WAIT_S
+        while True:
+            with self.deps.pool.connection() as conn:
+                card = journal.trace_for_message(conn, inbound.SURFACE, conversation, card_id)
+                if card is not None and card.turn_id is not None:
+                    return journal.get_turn(conn, card.turn_id)
+            if time.monotonic() >= deadline:
                 return None
-            return journal.get_turn(conn, card.turn_id)
+            time.sleep(0.1)
 
     # ------------------------------------------------------------------ feedback
 

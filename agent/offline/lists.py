@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from agent.state import Passage, Sentence
 from agent.text import LIST_ITEM, norm
@@ -33,17 +34,18 @@ MAX_CHARS = 1500
 @dataclass(frozen=True)
 class ListBlock:
     lead_in: str | None
-    items: list[str]
+    items: tuple[str, ...]
 
 
 def _clean(line: str) -> str:
     return line.strip().replace("**", "").replace("__", "")
 
 
-def list_blocks(text: str) -> list[ListBlock]:
+@lru_cache(maxsize=256)
+def list_blocks(text: str) -> tuple[ListBlock, ...]:
     """The lists of ``text``: runs of item lines (blank lines and indented continuation
     lines between items allowed), each with the line before it when that line ends with a
-    colon."""
+    colon. Cached: answer choice asks it once per sentence of a passage."""
     blocks: list[ListBlock] = []
     lines = text.splitlines()
     i = 0
@@ -64,8 +66,15 @@ def list_blocks(text: str) -> list[ListBlock]:
             elif line.strip():
                 break
             i += 1
-        blocks.append(ListBlock(lead_in=lead, items=items))
-    return blocks
+        blocks.append(ListBlock(lead_in=lead, items=tuple(items)))
+    return tuple(blocks)
+
+
+@lru_cache(maxsize=256)
+def _normed(text: str) -> tuple[tuple[ListBlock, str, tuple[str, ...]], ...]:
+    """Each list of ``text`` with its lead-in and items normalized, for lookups by sentence."""
+    return tuple((b, norm(b.lead_in or ""), tuple(norm(i) for i in b.items))
+                 for b in list_blocks(text))
 
 
 def block_of(text: str, sentence: str) -> ListBlock | None:
@@ -73,10 +82,10 @@ def block_of(text: str, sentence: str) -> ListBlock | None:
     key = norm(sentence)
     if not key:
         return None
-    for block in list_blocks(text):
-        if block.lead_in is not None and key in norm(block.lead_in):
+    for block, lead, items in _normed(text):
+        if block.lead_in is not None and key in lead:
             return block
-        if any(key in norm(item) for item in block.items):
+        if any(key in item for item in items):
             return block
     return None
 
@@ -84,8 +93,10 @@ def block_of(text: str, sentence: str) -> ListBlock | None:
 def lead_in_of(text: str, sentence: str) -> str | None:
     """The lead-in of the list ``sentence`` is an item of, if any: what the item is about."""
     key = norm(sentence)
-    for block in list_blocks(text):
-        if block.lead_in is not None and any(key and key in norm(i) for i in block.items):
+    if not key:
+        return None
+    for block, _, items in _normed(text):
+        if block.lead_in is not None and any(key in i for i in items):
             return block.lead_in
     return None
 

@@ -2,7 +2,7 @@
 
 The rule: refuse when no passage (or, for a question spanning documents, no two passages)
 holds at least ``REFUSE_BELOW`` (0.6 in English, 0.5 in Chinese) of the question's topic
-terms. A term counts as held when a passage (its text or its headings: ``said_by``) has
+terms. A term counts as held when a passage (its title or text: ``said_by``) has
 the word itself or a near form of it: the plural or another inflection ("bicycles" /
 "bicycle"), or a one-letter slip of the asker ("climage" / "climate",
 "protain" / "protein"). Conversational questions are typed fast; without near forms a typo
@@ -22,7 +22,6 @@ from __future__ import annotations
 import itertools
 from typing import NamedTuple
 
-from agent.offline.ranking import frame
 from agent.state import Language, Passage
 from agent.text import Alternatives, content_terms, coverage, term_set, terms_of
 from store.stem import stem
@@ -75,12 +74,9 @@ def held_terms(text: str, terms: list[str], alternatives: Alternatives | None = 
 
 
 def said_by(p: Passage) -> str:
-    """What a passage holds for the gate: its text and its ``frame`` (title and headings).
-
-    An FAQ's question is its heading ("Why is the VPN slow?") and a policy section's body
-    rarely repeats its heading's noun ("## 病假" above "每年十二天"): the words a heading says
-    are the passage's as much as its sentences are, as the ranker already reads them."""
-    return frame(p) + " " + p["text"]
+    """What a passage holds for the gate: its title and text. (Its headings too was tried:
+    an unanswerable question then borrowed a heading's words and was answered; reverted.)"""
+    return p["title"] + " " + p["text"]
 
 
 class Carried(NamedTuple):

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from agent.offline.answerable import REFUSE_BELOW, evidence_coverage, held_terms, said_by
+from agent.offline.answerable import REFUSE_BELOW, evidence_coverage, held_terms
 from agent.state import Language, Passage, TopicEvidence, Turn
 from agent.text import Alternatives, content_terms, norm
 from store.tokenize import has_cjk, language_of
@@ -135,7 +135,7 @@ def topic_evidence(question: str, found: list[Passage], history: list[Turn],
     language = language_of(question)
     top = found[:CONFIDENT_WITHIN]
     best = evidence_coverage(terms, top, several=False, alternatives=alternatives)
-    most_held = max((len(held_terms(said_by(p), terms, alternatives)
+    most_held = max((len(held_terms(p["title"] + " " + p["text"], terms, alternatives)
                          & set(terms)) for p in top), default=0)
     confident = most_held >= 2 and best >= REFUSE_BELOW[language]
     turns = _answered(history)

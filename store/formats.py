@@ -169,6 +169,8 @@ class _DocxNumbering:
     def __init__(self, document: Any) -> None:
         try:
             self._numbering = document.part.numbering_part.element
+        # python-docx raises these for a document without a numbering part (no list ever
+        # numbered by Word): its lists, if any, are read by their style names alone.
         except (KeyError, NotImplementedError):
             self._numbering = None
         self._formats: dict[tuple[str, str], str | None] = {}

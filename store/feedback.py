@@ -80,6 +80,7 @@ def withdraw_vote(conn: psycopg.Connection, *, channel: str, message_ts: str, us
 
 
 _REACTION_LOCK_NAMESPACE = 0x6662  # "fb": advisory lock class, one per (answer, user)
+_MESSAGE_LOCK_NAMESPACE = 0x666D  # "fm": one per message, see lock_message
 
 
 @dataclass(frozen=True)
@@ -90,44 +91,61 @@ class ReactionOutcome:
     vote: Vote | None  # the user's vote on the answer afterwards
 
 
+def lock_message(conn: psycopg.Connection, channel: str, message_ts: str) -> None:
+    """Serialize, until the transaction ends, a vote on the message at (channel,
+    message_ts) with the recording of that message as an answer: a vote that finds no
+    answer yet is held (:func:`hold_reaction`), and the recording settles what was held
+    (:func:`held_votes`), so no vote falls between the two."""
+    conn.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))",
+                 [_MESSAGE_LOCK_NAMESPACE, f"{channel}\x1f{message_ts}"])
+
+
+def _latest_reaction(conn: psycopg.Connection, key: list[str], vote: Vote, present: bool,
+                     event_ts: Decimal) -> tuple[bool, Vote | None]:
+    """Record one reaction event if newer than the recorded one; return whether it was,
+    and the user's vote afterwards (their most recently added reaction still present).
+    Each reaction keeps the state of its latest event only: Slack may redeliver a
+    ``reaction_added`` after the ``reaction_removed`` that followed it, or deliver the two
+    out of order, and the older event must not win. A removal is kept as a tombstone for
+    this reason."""
+    # two events of one user on one answer at once: each derives the vote from the
+    # other's finished write
+    conn.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))",
+                 [_REACTION_LOCK_NAMESPACE, "\x1f".join(key)])
+    applied = conn.execute(
+        """
+        INSERT INTO feedback_reactions (channel, message_ts, user_id, vote, present,
+                                        event_ts)
+        VALUES (%s, %s, %s, %s, %s, %s)
+        ON CONFLICT (channel, message_ts, user_id, vote) DO UPDATE
+           SET present = EXCLUDED.present, event_ts = EXCLUDED.event_ts,
+               updated_at = now()
+         WHERE feedback_reactions.event_ts < EXCLUDED.event_ts
+        RETURNING 1
+        """,
+        [*key, vote, present, event_ts],
+    ).fetchone() is not None
+    row = conn.execute(
+        "SELECT vote FROM feedback_reactions WHERE channel = %s AND message_ts = %s "
+        "AND user_id = %s AND present ORDER BY event_ts DESC LIMIT 1", key).fetchone()
+    current: Vote | None = int(row[0]) if row else None  # type: ignore[assignment]
+    return applied, current
+
+
 def apply_reaction(conn: psycopg.Connection, *, channel: str, message_ts: str, user: str,
                    vote: Vote, present: bool, event_ts: Decimal, trace_id: str,
                    trace: dict[str, Any] | None = None,
                    kb: str | None = None) -> ReactionOutcome:
     """Record that ``user``'s 👍 or 👎 (``vote``) on the answer at (channel, message_ts)
-    was added (``present``) or removed at Slack's ``event_ts``, and derive their vote.
-
-    Each reaction keeps the state of its latest event only: Slack may redeliver a
-    ``reaction_added`` after the ``reaction_removed`` that followed it, or deliver the two
-    out of order, and the older event must not win. A removal is kept as a tombstone for
-    this reason. The vote is the most recently added reaction still present, so 👍 then 👎
-    is 👎, and removing the 👍 afterwards leaves the 👎.
+    was added (``present``) or removed at Slack's ``event_ts``, and derive their vote:
+    the most recently added reaction still present, so 👍 then 👎 is 👎, and removing
+    the 👍 afterwards leaves the 👎. Older events than the recorded one change nothing.
     """
     if vote not in (UP, DOWN):
         raise ValueError(f"vote must be 1 or -1, got {vote!r}")
-    key = [channel, message_ts, user]
     with conn.transaction():
-        # two events of one user on one answer at once: each derives the vote from the
-        # other's finished write
-        conn.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))",
-                     [_REACTION_LOCK_NAMESPACE, "\x1f".join(key)])
-        applied = conn.execute(
-            """
-            INSERT INTO feedback_reactions (channel, message_ts, user_id, vote, present,
-                                            event_ts)
-            VALUES (%s, %s, %s, %s, %s, %s)
-            ON CONFLICT (channel, message_ts, user_id, vote) DO UPDATE
-               SET present = EXCLUDED.present, event_ts = EXCLUDED.event_ts,
-                   updated_at = now()
-             WHERE feedback_reactions.event_ts < EXCLUDED.event_ts
-            RETURNING 1
-            """,
-            [*key, vote, present, event_ts],
-        ).fetchone() is not None
-        row = conn.execute(
-            "SELECT vote FROM feedback_reactions WHERE channel = %s AND message_ts = %s "
-            "AND user_id = %s AND present ORDER BY event_ts DESC LIMIT 1", key).fetchone()
-        current: Vote | None = int(row[0]) if row else None  # type: ignore[assignment]
+        applied, current = _latest_reaction(conn, [channel, message_ts, user], vote,
+                                            present, event_ts)
         if not applied:
             return ReactionOutcome(applied=False, vote=current)
         if current is None:
@@ -136,6 +154,39 @@ def apply_reaction(conn: psycopg.Connection, *, channel: str, message_ts: str, u
             record_vote(conn, channel=channel, message_ts=message_ts, user=user,
                         vote=current, trace_id=trace_id, trace=trace, kb=kb)
     return ReactionOutcome(applied=True, vote=current)
+
+
+def hold_reaction(conn: psycopg.Connection, *, channel: str, message_ts: str, user: str,
+                  vote: Vote, present: bool, event_ts: Decimal) -> ReactionOutcome:
+    """Record a reaction on a message of the bot's that is not yet recorded as an answer
+    (a 👍 on an answer while it is still streaming, or in the moment between posting it
+    and recording it): it becomes a vote when the answer is recorded (:func:`held_votes`).
+    The same latest-event rule as :func:`apply_reaction` applies."""
+    if vote not in (UP, DOWN):
+        raise ValueError(f"vote must be 1 or -1, got {vote!r}")
+    with conn.transaction():
+        applied, current = _latest_reaction(conn, [channel, message_ts, user], vote,
+                                            present, event_ts)
+    return ReactionOutcome(applied=applied, vote=current)
+
+
+def held_votes(conn: psycopg.Connection, channel: str, message_ts: str) -> dict[str, Vote]:
+    """The vote of each user whose reactions on the message were held before it was
+    recorded as an answer (their latest reaction still present), by user id; users who
+    already have a vote on it are left out."""
+    rows = conn.execute(
+        """
+        SELECT DISTINCT ON (r.user_id) r.user_id, r.vote
+          FROM feedback_reactions r
+         WHERE r.channel = %s AND r.message_ts = %s AND r.present
+           AND NOT EXISTS (SELECT 1 FROM feedback_votes v
+                            WHERE v.channel = r.channel AND v.message_ts = r.message_ts
+                              AND v.user_id = r.user_id)
+         ORDER BY r.user_id, r.event_ts DESC
+        """,
+        [channel, message_ts],
+    ).fetchall()
+    return {str(r[0]): int(r[1]) for r in rows}  # type: ignore[misc]
 
 
 def get_votes(conn: psycopg.Connection, channel: str, message_ts: str) -> dict[str, int]:

@@ -9,7 +9,9 @@ Expired, in one transaction:
   older than the cutoff and that got no feedback vote: a vote keeps the thread it judged;
   the thread is marked ``context_expired_at`` so its next turn tells the asker;
 - delivery dedup rows (``deliveries``);
-- archived document versions.
+- archived document versions;
+- reactions held for a message of the bot's that was never recorded as an answer (a
+  reaction on a notice, or on an answer whose turn failed; see ``store.feedback``).
 
 Feedback votes carry their own trace snapshot and are kept.
 """
@@ -34,6 +36,7 @@ class PruneReport:
     conversations: int = 0
     dedup_events: int = 0
     document_versions: int = 0
+    held_reactions: int = 0
 
     def to_json(self) -> dict[str, int]:
         return asdict(self)
@@ -56,8 +59,14 @@ def prune_expired(conn: psycopg.Connection[Any], *, days: float) -> PruneReport:
         versions = conn.execute(
             "DELETE FROM documents WHERE NOT is_latest "
             "AND archived_at < now() - %(days)s * interval '1 day'", cutoff).rowcount
+        held = conn.execute(
+            "DELETE FROM feedback_reactions r "
+            "WHERE updated_at < now() - %(days)s * interval '1 day' "
+            "AND NOT EXISTS (SELECT 1 FROM bot_messages b "
+            "                WHERE b.conversation = r.channel AND b.message_id = r.message_ts)",
+            cutoff).rowcount
     return PruneReport(turns=turns, traces=traces, conversations=conversations,
-                       dedup_events=events, document_versions=versions)
+                       dedup_events=events, document_versions=versions, held_reactions=held)
 
 
 def _prune_checkpoints(conn: psycopg.Connection[Any], days: float) -> int:

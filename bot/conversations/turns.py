@@ -21,6 +21,7 @@ from agent.types import Question
 from bot.conversations import texts as m
 from bot.conversations.live import LiveStatus
 from bot.conversations.model import MAX_QUESTION_CHARS, Place, access
+from bot.conversations.votes import settle_held_votes, vote_label
 from store import conversations as journal
 from store import retention
 from store.conversations import Turn, TurnDraft, TurnKind, TurnState
@@ -207,7 +208,8 @@ class TurnRunner:
                 *, state: TurnState = "done") -> None:
         posted = status.finish(msgs)
         # Recorded before anything else goes out: a click on a posted card, or a reaction
-        # to a posted answer, looks the message up by its id.
+        # to a posted answer, looks the message up by its id. A reaction that came sooner
+        # (on a streaming answer) was held, and becomes a vote here.
         with self.deps.pool.connection() as conn, conn.transaction():
             for message_id in posted:
                 journal.record_bot_message(
@@ -215,6 +217,11 @@ class TurnRunner:
                     message_id=message_id, trace_id=trace_id, thread_key=turn.thread_key,
                     turn_id=turn.id, kbs=turn.kbs)
             journal.finish_turn(conn, turn.id, state, trace_id)
+            settled = settle_held_votes(conn, surface=turn.surface,
+                                        conversation=turn.conversation, message_ids=posted)
+        for votes in settled.values():
+            for vote in votes.values():
+                self.deps.metrics.votes.labels(turn.surface, vote_label(vote)).inc()
         self.deps.surface_for(turn.surface).show_busy(place_of(turn), "")
 
     def _notice(self, turn: Turn, text: str) -> Any:

@@ -5,7 +5,10 @@ surface's own clock, so a redelivered or reordered older event changes nothing
 (``store.feedback.apply_reaction``).
 
 A surface translates its event (a Slack reaction, a Teams feedback action) into
-``record_vote``; votes on anything that is not one of the bot's answers are ignored.
+``record_vote``; votes on anything that is not one of the bot's answers are ignored. A vote
+on a message the surface says is the bot's own but that is not recorded as an answer yet
+(still streaming, or just posted) is held and becomes a vote when the turn records the
+message (``settle_held_votes``), so a quick 👍 is not lost.
 """
 
 from __future__ import annotations
@@ -16,11 +19,22 @@ from typing import TYPE_CHECKING, Any, Protocol
 import structlog
 
 from store.conversations import trace_for_message
-from store.feedback import DOWN, UP, ReactionOutcome, Vote, apply_reaction
+from store.feedback import (
+    DOWN,
+    UP,
+    ReactionOutcome,
+    Vote,
+    apply_reaction,
+    held_votes,
+    hold_reaction,
+    lock_message,
+)
+from store.feedback import record_vote as store_vote
 from store.kbset import kb_set_key
 from store.traces import get_trace, recent_traces
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from decimal import Decimal
 
     from psycopg import Connection
@@ -30,7 +44,7 @@ if TYPE_CHECKING:
 
 log = structlog.get_logger("ragbot.conversations.votes")
 
-__all__ = ["DOWN", "UP", "VoteDeps", "record_vote"]
+__all__ = ["DOWN", "UP", "VoteDeps", "record_vote", "settle_held_votes", "vote_label"]
 
 _VOTE_LABELS: dict[Vote | None, str] = {UP: "up", DOWN: "down"}  # /metrics
 
@@ -40,18 +54,33 @@ class VoteDeps(Protocol):
     metrics: Metrics
 
 
+def vote_label(vote: Vote | None) -> str:
+    """A vote's label on ``/metrics`` ("withdrawn" for none)."""
+    return _VOTE_LABELS.get(vote, "withdrawn")
+
+
 def record_vote(deps: VoteDeps, *, surface: str, conversation: str, message_id: str,
                 user: str, vote: Vote, present: bool, at: Decimal,
-                bot_user: str | None = None, comment: str = "") -> ReactionOutcome | None:
+                bot_user: str | None = None, comment: str = "",
+                by_bot: bool = False) -> ReactionOutcome | None:
     """Apply ``user``'s ``vote`` on the bot's message ``message_id``: added (``present``)
     or withdrawn, at the surface's event time ``at`` (``comment``: the voter's words, when
-    the surface has a feedback form). None when the message is not one of
-    the bot's answers, or the voter is the bot itself."""
+    the surface has a feedback form). ``by_bot``: the surface knows the message is the
+    bot's own, so a vote arriving before it is recorded as an answer is held until it is.
+    None when the message is not (or not yet) one of the bot's answers, or the voter is
+    the bot itself."""
     if not user or user == bot_user:
         return None
-    with deps.pool.connection() as conn:
+    with deps.pool.connection() as conn, conn.transaction():
+        lock_message(conn, conversation, message_id)
         found = _answer_trace(conn, surface, conversation, message_id)
         if found is None:
+            if by_bot and message_id:
+                held = hold_reaction(conn, channel=conversation, message_ts=message_id,
+                                     user=user, vote=vote, present=present, event_ts=at)
+                log.info("feedback_vote_held", surface=surface, reaction=vote,
+                         present=present, applied=held.applied, user=user,
+                         conversation=conversation, message_id=message_id)
             return None
         trace_id, trace, kb = found
         if comment:
@@ -60,7 +89,7 @@ def record_vote(deps: VoteDeps, *, surface: str, conversation: str, message_id: 
                                  vote=vote, present=present, event_ts=at, trace_id=trace_id,
                                  trace=trace, kb=kb or trace.get("kb"))
     if outcome.applied:
-        deps.metrics.votes.labels(surface, _VOTE_LABELS.get(outcome.vote, "withdrawn")).inc()
+        deps.metrics.votes.labels(surface, vote_label(outcome.vote)).inc()
         log.info("feedback_vote", surface=surface, trace_id=trace_id, reaction=vote,
                  present=present, vote=outcome.vote, user=user, conversation=conversation)
     else:  # a redelivery or an out-of-order event older than the recorded one
@@ -68,6 +97,29 @@ def record_vote(deps: VoteDeps, *, surface: str, conversation: str, message_id: 
                  reaction=vote, present=present, event_ts=str(at), user=user,
                  conversation=conversation)
     return outcome
+
+
+def settle_held_votes(conn: Connection, *, surface: str, conversation: str,
+                      message_ids: Sequence[str]) -> dict[str, dict[str, Vote]]:
+    """Turn the votes held on ``message_ids`` (reactions that came before the messages were
+    recorded as answers) into votes; call inside the transaction that records them, after
+    recording. Returns the votes made, by message id."""
+    settled: dict[str, dict[str, Vote]] = {}
+    for message_id in message_ids:
+        lock_message(conn, conversation, message_id)
+        held = held_votes(conn, conversation, message_id)
+        found = _answer_trace(conn, surface, conversation, message_id) if held else None
+        if found is None:
+            continue
+        trace_id, trace, kb = found
+        for user, vote in held.items():
+            store_vote(conn, channel=conversation, message_ts=message_id, user=user,
+                       vote=vote, trace_id=trace_id, trace=trace, kb=kb or trace.get("kb"))
+            log.info("feedback_vote", surface=surface, trace_id=trace_id, reaction=vote,
+                     present=True, vote=vote, user=user, conversation=conversation,
+                     held=True)
+        settled[message_id] = held
+    return settled
 
 
 def _answer_trace(conn: Connection, surface: str, conversation: str,

@@ -219,7 +219,7 @@ class TeamsEndpoint:
                     message_id=str(activity.get("replyToId") or ""),
                     user=str(sender.get("aadObjectId") or sender.get("id") or ""),
                     vote=vote, present=present, at=Decimal(repr(time.time())),
-                    comment=comment)
+                    comment=comment, by_bot=True)  # Teams sends these for its own messages
 
 
 def _comment(raw: object) -> str:

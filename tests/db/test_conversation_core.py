@@ -24,6 +24,7 @@ from bot.conversations.work import ThreadTurnWork
 from bot.http.metrics import Metrics
 from bot.settings import Settings
 from store import conversations as journal
+from store.feedback import get_votes
 from store.types import SourceDocument
 from tests.fakes.fake_surface import FakeSurface
 from tests.scenario.agents import ExplodingAgent, SlowStages
@@ -344,6 +345,46 @@ def test_an_answer_streams_into_its_own_message_and_the_status_goes(kb_pool, age
     assert turn.status_id not in surface.messages  # the status message was removed
     with kb_pool.connection() as conn:  # a vote on the streamed message finds the turn
         assert journal.trace_for_message(conn, surface.name, "room-1", stream_id) is not None
+
+
+class _VotesWhileStreaming(FakeSurface):
+    """Users react to the answer while it is still streaming, before the turn records it."""
+
+    def __init__(self, deps: list[ConversationDeps]) -> None:
+        super().__init__(streams=True)
+        self._deps = deps
+        self.early: list[Any] = []
+
+    def open_answer_stream(self, place: Place, user: str, status_id: str | None,
+                           text: str) -> str | None:
+        stream_id = super().open_answer_stream(place, user, status_id, text)
+        assert stream_id is not None
+        for voter, vote, present, at in (("ann", UP, True, "1"), ("bob", DOWN, True, "2"),
+                                        ("bob", DOWN, False, "3"), ("cy", DOWN, True, "4")):
+            self.early.append(record_vote(
+                self._deps[0], surface=self.name, conversation="room-1", message_id=stream_id,
+                user=voter, vote=vote, present=present, at=Decimal(at), by_bot=voter != "cy"))
+        return stream_id
+
+
+def test_a_vote_on_a_streaming_answer_counts_once_it_is_recorded(kb_pool, agent) -> None:  # type: ignore[no-untyped-def]
+    holder: list[ConversationDeps] = []
+    surface = _VotesWhileStreaming(holder)
+    deps = _deps(kb_pool, surface, _StillWriting(agent))
+    holder.append(deps)
+    turn = _run(deps, _inbound(surface, "When is the kiln fired?"))
+    assert turn.state == "done"
+    assert surface.early == [None, None, None, None]  # not an answer yet: nothing to return
+    [stream_id] = surface.streamed
+    with kb_pool.connection() as conn:
+        votes = get_votes(conn, "room-1", stream_id)
+    # ann's 👍 was held and counts; bob withdrew his; cy's came without the surface saying
+    # the message is the bot's, so it was not held
+    assert votes == {"ann": UP}
+    assert deps.metrics.votes.labels(surface.name, "up")._value.get() == 1
+    # later events follow the usual rules on the recorded answer
+    assert record_vote(deps, surface=surface.name, conversation="room-1", message_id=stream_id,
+                       user="ann", vote=UP, present=False, at=Decimal("5")).vote is None
 
 
 def test_an_answer_whose_stream_fails_replaces_the_status_as_before(kb_pool, agent) -> None:  # type: ignore[no-untyped-def]

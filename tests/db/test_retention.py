@@ -74,6 +74,12 @@ def test_prune_deletes_only_what_is_past_retention(pool: ConnectionPool, db_url:
                      "thread_key) VALUES ('slack', 'C1', '9.25', 'gone-trace', 'T1:C1:9.2')")
         conn.execute("INSERT INTO feedback_votes (channel, message_ts, user_id, vote, trace_id) "
                      "VALUES ('C1', '9.25', 'U2', 1, 'gone-trace')")
+        # reactions: an old one held on a message never recorded as an answer goes; one on
+        # a recorded answer, and a recent held one, stay
+        conn.execute(
+            "INSERT INTO feedback_reactions (channel, message_ts, user_id, vote, present, "
+            f"event_ts, updated_at) VALUES ('C1', '9.26', 'U3', 1, true, 1, {OLD}), "
+            f"('C1', '9.25', 'U2', 1, true, 1, {OLD}), ('C1', '9.27', 'U4', -1, true, 2, {RECENT})")
         conn.execute(f"INSERT INTO deliveries (surface, delivery_id, received_at) VALUES "
                      f"('slack', 'Ev-old', {OLD}), ('slack', 'Ev-new', {RECENT})")
         kb = conn.execute("INSERT INTO knowledge_bases (name, embed_model, embed_dim) "
@@ -88,7 +94,10 @@ def test_prune_deletes_only_what_is_past_retention(pool: ConnectionPool, db_url:
         report = prune_expired(conn, days=90)
 
         assert report.to_json() == {"turns": 2, "traces": 1, "conversations": 1,
-                                    "dedup_events": 1, "document_versions": 1}
+                                    "dedup_events": 1, "document_versions": 1,
+                                    "held_reactions": 1}
+        assert [r[0] for r in conn.execute("SELECT message_ts FROM feedback_reactions "
+                                           "ORDER BY 1").fetchall()] == ["9.25", "9.27"]
         assert _count(conn, "SELECT count(*) FROM turns") == 2
         assert get_trace(conn, "old-trace") is None
         assert get_trace(conn, "new-trace") is not None

@@ -54,9 +54,12 @@ def on_reaction(deps: VoteDeps, event: dict[str, Any], *, present: bool,
     if vote is None or target is None or not user or user == bot_user_id:
         return None
     channel, ts = target
+    # item_user is the message's author: a vote on the bot's own message that is not yet
+    # recorded as an answer (still streaming) is held rather than dropped
     return record_vote(deps, surface=SURFACE, conversation=channel, message_id=ts,
                        user=str(user), vote=vote, present=present, at=event_time(event, body),
-                       bot_user=bot_user_id)
+                       bot_user=bot_user_id,
+                       by_bot=bool(bot_user_id) and event.get("item_user") == bot_user_id)
 
 
 def register(app: App, deps: VoteDeps) -> None:
@@ -66,8 +69,9 @@ def register(app: App, deps: VoteDeps) -> None:
         on_reaction(deps, event, present=True, body=body,
                     bot_user_id=context.get("bot_user_id"))
 
-    def removed(body: dict[str, Any], event: dict[str, Any]) -> None:
-        on_reaction(deps, event, present=False, body=body)
+    def removed(body: dict[str, Any], event: dict[str, Any], context: dict[str, Any]) -> None:
+        on_reaction(deps, event, present=False, body=body,
+                    bot_user_id=context.get("bot_user_id"))
 
     app.event("reaction_added")(added)
     app.event("reaction_removed")(removed)

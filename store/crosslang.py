@@ -1,8 +1,9 @@
 """Cross-language keyword search without a model: query terms translated through CC-CEDICT.
 
 A Chinese term is looked up as a headword and its English glosses give English words; an
-English term (or two adjacent terms, "annual leave") is looked up among the glosses and the
-headwords glossed by exactly it give Chinese words. Dictionaries know every sense of a word,
+English phrase of the question ("in advance", ``store.phrases``), two adjacent terms ("annual
+leave") or a term is looked up among the glosses, and the headwords glossed by exactly it
+give Chinese words. Dictionaries know every sense of a word,
 so only translations the KB's own index holds are kept (document frequency from the ``tsv``
 index), words held by more than ``COMMON_SHARE`` of its passages are dropped (they carry no
 topic), and the keyword leg's idf weights the rest. A KB written in one language gets no
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,8 +25,10 @@ from typing import Any
 import rjieba
 
 from store.cedict import Cedict, load_cedict
+from store.english_forms import english_forms, lemmas
 from store.kb import get_kb
 from store.kb_vocab import document_frequencies
+from store.phrases import gloss_phrases
 from store.tokenize import STOPWORDS, is_chinese, query_terms, tokens
 
 # Senses of a headword used for zh -> en (CC-CEDICT lists the common ones first).
@@ -80,35 +83,6 @@ def _longest_first(run: str, cedict: Cedict) -> list[str]:
     return out
 
 
-def _singular(word: str) -> str:
-    """``word`` without a plural ending ("databases" -> "database"), for dictionary lookup."""
-    for plural, single in (("ies", "y"), ("sses", "ss"), ("s", "")):
-        if len(word) > len(plural) + 2 and word.endswith(plural) and not word.endswith("ss"):
-            return word[: -len(plural)] + single
-    return word
-
-
-def lemmas(word: str) -> list[str]:
-    """``word`` and the forms it may be inflected from, most likely first: glosses are
-    written as bare verbs and singular nouns ("approves" -> "approve", "leaked" -> "leak",
-    "submitted" -> "submit", "carried" -> "carry", "requesting" -> "request"). The
-    dictionary decides which form is a word."""
-    out = [word, _singular(word)]
-    for ending in ("ed", "ing"):
-        stem = word[: -len(ending)]
-        if len(stem) > 2 and word.endswith(ending):
-            out += [stem, stem + "e"]
-            if ending == "ed" and stem.endswith("i"):
-                out.append(stem[:-1] + "y")
-            if len(stem) > 3 and stem[-1] == stem[-2]:
-                out.append(stem[:-1])
-    return list(dict.fromkeys(out))
-
-
-# Particles that make a phrasal verb with the word before them ("apply for", "log in").
-_PARTICLES = ("for", "in", "out", "up", "off", "on", "back", "down", "over", "with")
-
-
 def _headwords(word: str, cedict: Cedict, *, wide: bool) -> list[str]:
     """The headwords glossed by ``word`` (or the form it is inflected from). A word glossing
     more than ``AMBIGUOUS`` headwords is left out, or with ``wide`` stands for those whose
@@ -126,79 +100,40 @@ def _headwords(word: str, cedict: Cedict, *, wide: bool) -> list[str]:
     return []
 
 
-def _phrasal(word: str, query: str, cedict: Cedict) -> tuple[str, list[str]] | None:
-    """``word`` with the particle after it in ``query``, when the dictionary glosses the two
-    together ("apply for" -> 申请); a particle is a stop word, so not among the terms."""
-    after = re.search(rf"\b{re.escape(word)}\s+({'|'.join(_PARTICLES)})\b", query.lower())
-    if after is None:
-        return None
-    for form in lemmas(word):
-        phrase = f"{form} {after.group(1)}"
-        if phrase in cedict.en_zh:
-            return f"{word} {after.group(1)}", cedict.en_zh[phrase]
-    return None
-
-
 def _chinese_forms(heads: Sequence[str]) -> list[str]:
     """Each headword whole, then its words (jieba's precise cut) of two characters or more;
     a single character has too many senses to stand for an English word."""
     return [w for h in heads for w in [h, *rjieba.cut(h)] if len(w) > 1]
 
 
-# American and British spellings of one word: the dictionary glosses "catalog", "color",
-# "organize"; a KB may write "catalogue", "colour", "organise" (and the other way round).
-_SPELLINGS = (("og", "ogue"), ("or", "our"), ("er", "re"), ("ize", "ise"), ("yze", "yse"),
-              ("ization", "isation"), ("ense", "ence"))
-
-
-def spellings(word: str) -> list[str]:
-    """``word`` and its other-side spelling ("catalog" / "catalogue"), if it has one."""
-    out = [word]
-    for us, uk in _SPELLINGS:
-        for a, b in ((us, uk), (uk, us)):
-            if len(word) > len(a) + 2 and word.endswith(a):
-                out.append(word[: -len(a)] + b)
-    return out
-
-
-def english_forms(word: str) -> list[str]:
-    """``word``, its other spelling and their plural forms: the index is not stemmed, so a
-    gloss "meal" is found in a KB that says "meals", "catalog" in one that says
-    "catalogue"."""
-    if not word.isascii() or not word.isalpha() or len(word) < 3:
-        return [word]
-    forms: list[str] = []
-    for w in spellings(word):
-        forms += [w, w + "s", w + "es"]
-        if w.endswith("y"):
-            forms.append(w[:-1] + "ies")
-    return forms
-
-
-def candidates(query: str, terms: Sequence[str], cedict: Cedict, *, wide: bool = False
-               ) -> dict[str, list[str]]:
+def candidates(query: str, terms: Sequence[str], cedict: Cedict, *, wide: bool = False,
+               skip: Collection[str] = ()) -> dict[str, list[str]]:
     """Translation words per source word or phrase, in dictionary order (not yet checked
-    against a KB). Two adjacent English terms glossed together ("annual leave") win over
-    each alone, a word and its particle ("apply for") over the word alone; an English word
+    against a KB). A run of the question's words glossed as a whole ("in advance", "public
+    holidays", "apply for": ``store.phrases``) wins over its words alone, then two adjacent
+    English terms glossed together over each alone; an English word
     glossing more than ``AMBIGUOUS`` headwords is left out, or with ``wide`` read in the
-    senses it is first of (see ``_headwords``)."""
+    senses it is first of (see ``_headwords``). The phrases in ``skip`` are read word by
+    word (a KB holding none of a phrase's translations may hold its words')."""
     out: dict[str, list[str]] = {}
     for word in _chinese_words(query, cedict):
         if set(tokens(word)) <= STOPWORDS:
             continue
         out[word] = [w for g in cedict.zh_en[word][:SENSES] for w in tokens(g)
                      if w not in STOPWORDS and len(w) > 2]
-    latin = [t for t in terms if not is_chinese(t)]
+    phrases = gloss_phrases(query, cedict.en_zh, skip=skip)
+    for phrase in phrases:
+        out[phrase.text] = _chinese_forms(phrase.headwords)
+    taken = {w for phrase in phrases for w in phrase.words}
+    latin = [t for t in terms if not is_chinese(t) and t not in taken]
     i = 0
     while i < len(latin):
         pair = f"{latin[i]} {latin[i + 1]}" if i + 1 < len(latin) else ""
-        if pair in cedict.en_zh:
+        if pair in cedict.en_zh and pair not in skip:
             out[pair] = _chinese_forms(cedict.en_zh[pair])
             i += 2
             continue
-        phrasal = _phrasal(latin[i], query, cedict)
-        heads = (_chinese_forms(phrasal[1]) if phrasal
-                 else _headwords(latin[i], cedict, wide=wide))
+        heads = _headwords(latin[i], cedict, wide=wide)
         if heads:
             out[latin[i]] = heads
         i += 1
@@ -295,9 +230,25 @@ class Translator:
     def _translations(self, conn: Any, kb_ids: Sequence[int], query: str, terms: Sequence[str],
                       wide: bool) -> dict[str, list[str]]:
         zh_share, en_share = self.set_language_shares(conn, kb_ids)
-        found = {source: words for source, words
-                 in candidates(query, terms, self._dictionary(), wide=wide).items()
-                 if (en_share if is_chinese(source) else zh_share) >= OTHER_LANGUAGE_SHARE}
+        skip: set[str] = set()
+        while True:
+            found = {source: words for source, words
+                     in candidates(query, terms, self._dictionary(), wide=wide,
+                                   skip=skip).items()
+                     if (en_share if is_chinese(source) else zh_share) >= OTHER_LANGUAGE_SHARE}
+            out = self._held(conn, kb_ids, found)
+            # A phrase none of whose translations the KB holds ("changes production" read
+            # as 转产, to switch production lines) gives its words back to be looked up alone.
+            unheld = {s for s in found if " " in s and s not in out} - skip
+            if not unheld:
+                return out
+            skip |= unheld
+
+    @staticmethod
+    def _held(conn: Any, kb_ids: Sequence[int], found: dict[str, list[str]]
+              ) -> dict[str, list[str]]:
+        """Per source of ``found``, its translations the KBs hold, rarest first, at most
+        ``PER_TERM``; a form held by more than ``COMMON_SHARE`` of the passages is noise."""
         pool = list(dict.fromkeys(f for ws in found.values() for w in ws
                                   for f in english_forms(w)))
         if not pool:

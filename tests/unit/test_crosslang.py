@@ -65,7 +65,7 @@ def test_an_inflected_english_word_is_looked_up_as_its_dictionary_form() -> None
 def test_a_verb_is_looked_up_with_the_particle_after_it() -> None:
     # "apply" alone glosses over twenty headwords; "apply for" is 申请
     found = _candidates("How do I apply for a parking permit?")
-    assert "申请" in found["apply"]
+    assert "申请" in found["apply for"]
     assert "apply" not in _candidates("Apply the patch twice.")
 
 
@@ -83,3 +83,29 @@ def test_a_word_of_many_senses_is_read_wide_in_the_senses_it_is_first_of() -> No
 def test_a_gloss_placeholder_is_left_out_of_the_phrase() -> None:
     # CC-CEDICT writes "to apply for sth"; a question names the object itself
     assert "申请" in load_cedict().en_zh["apply for"]
+
+
+def test_a_fixed_phrase_is_looked_up_whole_before_its_words() -> None:
+    # "advance" alone glosses a dozen headwords; "in advance" is 提前 among a few
+    found = _candidates("Must overtime be booked in advance?")
+    assert "提前" in found["in advance"]
+    assert "advance" not in found
+
+
+def test_a_phrase_is_found_in_its_inflected_and_plural_forms() -> None:
+    # the glosses say "public holiday" and "hand over"
+    assert "节假日" in _candidates("Are public holidays paid?")["public holidays"]
+    assert "移交" in _candidates("Who handed over the keys?")["handed over"]
+
+
+def test_a_phrase_the_dictionary_writes_with_the_is_found_without_it() -> None:
+    assert "翌年" in _candidates("Does it expire the following year?")["following year"]
+    assert "翌年" in _candidates("Is it paid following year?")["following year"]
+
+
+def test_the_question_frame_is_no_phrase() -> None:
+    # "how many" (几个) and "need to" (务必) ask for a count and an obligation, not a topic;
+    # "the core" is not a phrase of "the core databases"
+    found = _candidates("How many backups need to be kept for the core databases?")
+    assert not {"how many", "need to", "the core"} & set(found)
+    assert "数据库" in found["databases"]

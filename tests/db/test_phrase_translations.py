@@ -1,0 +1,68 @@
+"""English phrases translated whole, against what a KB holds (store.phrases through
+store.crosslang.Translator): a phrase the KB holds a translation of stands for its words; one
+it holds none of gives its words back to be translated alone."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from psycopg_pool import ConnectionPool
+
+from store.crosslang import Translator
+from store.kb import get_or_create_kb
+from store.tokenize import keyword_text, query_terms
+
+pytestmark = pytest.mark.db
+
+# A small mixed KB: Chinese policy lines and English notes.
+TEXTS = [
+    "年假需至少提前 3 个工作日在 HR 系统中申请。",
+    "服务器磁盘空间不足时，先清理七天前的日志。",
+    "病假可以事后补办，但需在返岗后 3 个工作日内提交医院证明。",
+    "The VPN client must be updated before remote work.",
+    "Printers on the third floor need a badge to release a job.",
+]
+
+
+@pytest.fixture
+def kb_id(pool: ConnectionPool, embedder: Any) -> int:
+    rng = np.random.default_rng(7)
+    with pool.connection() as conn:
+        kb = get_or_create_kb(conn, "phrases", embedder)
+        row = conn.execute(
+            "INSERT INTO documents (kb_id, generation, doc_key, source, title, content_hash, "
+            "acl) VALUES (%s, %s, 'notes', '/docs/notes.md', 'notes', md5('notes'), "
+            "'{public}') RETURNING id", [kb.id, kb.active_generation]).fetchone()
+        assert row is not None
+        for position, text in enumerate(TEXTS):
+            conn.execute(
+                "INSERT INTO chunks (document_id, kb_id, generation, position, text, "
+                "token_count, tsv, embedding, dim, doc_type, source, acl, updated_at) VALUES "
+                "(%s, %s, %s, %s, %s, 5, to_tsvector('simple', %s), %s, %s, 'document', "
+                "'/docs/notes.md', '{public}', now())",
+                [row[0], kb.id, kb.active_generation, position, text, keyword_text(text),
+                 rng.standard_normal(embedder.dim).astype(np.float32), embedder.dim])
+        return kb.id
+
+
+def _translations(pool: ConnectionPool, kb_id: int, query: str) -> dict[str, list[str]]:
+    with pool.connection() as conn:
+        return Translator().translations(conn, [kb_id], query, query_terms(query))
+
+
+def test_a_phrase_the_kb_holds_stands_for_its_words(pool: ConnectionPool, kb_id: int) -> None:
+    found = _translations(pool, kb_id, "How far in advance is annual leave requested?")
+    assert found["in advance"] == ["提前"]
+    assert "advance" not in found
+    assert _translations(pool, kb_id, "Can sick notes be handed in after the event?")[
+        "after the event"] == ["事后"]
+
+
+def test_a_phrase_the_kb_holds_no_translation_of_gives_its_words_back(
+        pool: ConnectionPool, kb_id: int) -> None:
+    # "hard disk" is 硬盘 and 硬碟, which these notes never write; they write 磁盘 ("disk")
+    found = _translations(pool, kb_id, "What if the hard disk is full?")
+    assert "hard disk" not in found
+    assert found["disk"] == ["磁盘"]

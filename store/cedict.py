@@ -64,12 +64,15 @@ class Glosses(Mapping[str, list[str]]):
 
 @dataclass(frozen=True)
 class Cedict:
-    """Chinese headword -> English glosses, English gloss -> Chinese headwords, and English
-    gloss -> the headwords whose first gloss (primary sense) it is."""
+    """Chinese headword -> English glosses, English gloss -> Chinese headwords, English
+    gloss -> the headwords whose first gloss (primary sense) it is, and English word -> the
+    headwords one of whose glosses of two or three words ends in it (``ending``: 报销 "apply
+    for reimbursement" for "reimbursement")."""
 
     zh_en: Mapping[str, list[str]]
     en_zh: Mapping[str, list[str]]
     primary: Mapping[str, list[str]] = field(default_factory=dict)
+    ending: Mapping[str, list[str]] = field(default_factory=dict)
 
 
 def _source() -> Path:
@@ -81,7 +84,7 @@ def _clean(gloss: str) -> str:
     return " ".join(text.removeprefix("to ").split())
 
 
-Lookups = tuple[dict[str, str], dict[str, str], dict[str, str]]
+Lookups = tuple[dict[str, str], dict[str, str], dict[str, str], dict[str, str]]
 
 
 def parse(path: Path) -> Lookups:
@@ -90,6 +93,7 @@ def parse(path: Path) -> Lookups:
     zh_en: dict[str, list[str]] = {}
     en_zh: dict[str, list[str]] = {}
     primary: dict[str, list[str]] = {}
+    ending: dict[str, list[str]] = {}
     with gzip.open(path, "rt", encoding="utf-8") as fh:
         for line in fh:
             if line.startswith("#") or "/" not in line:
@@ -110,9 +114,12 @@ def parse(path: Path) -> Lookups:
             for g in glosses:
                 if len(g.split()) <= 3:
                     en_zh.setdefault(g, []).append(simplified)
+                if 2 <= len(g.split()) <= 3 and simplified not in ending.get(g.split()[-1], ()):
+                    ending.setdefault(g.split()[-1], []).append(simplified)
     return ({k: _SEP.join(v) for k, v in zh_en.items()},
             {k: _SEP.join(v) for k, v in en_zh.items()},
-            {k: _SEP.join(v) for k, v in primary.items()})
+            {k: _SEP.join(v) for k, v in primary.items()},
+            {k: _SEP.join(v) for k, v in ending.items()})
 
 
 def _cache_file(cache_dir: Path, source: Path) -> Path:
@@ -131,11 +138,11 @@ def _read(path: Path) -> Lookups | None:
     except (OSError, EOFError, ValueError, TypeError) as exc:  # unreadable: parse again
         log.warning("cedict_cache_unreadable", path=str(path), error=type(exc).__name__)
         return None
-    if not (isinstance(data, tuple) and len(data) == 3
+    if not (isinstance(data, tuple) and len(data) == 4
             and all(isinstance(part, dict) for part in data)):
         log.warning("cedict_cache_unreadable", path=str(path), error="shape")
         return None
-    return data[0], data[1], data[2]
+    return data[0], data[1], data[2], data[3]
 
 
 def _write(path: Path, lookups: Lookups) -> None:
@@ -160,7 +167,7 @@ def load(source: Path, cache_dir: Path | None) -> Cedict:
         if target is not None:
             _write(target, lookups)
     return Cedict(zh_en=Glosses(lookups[0]), en_zh=Glosses(lookups[1]),
-                  primary=Glosses(lookups[2]))
+                  primary=Glosses(lookups[2]), ending=Glosses(lookups[3]))
 
 
 @cache

@@ -86,7 +86,9 @@ def _longest_first(run: str, cedict: Cedict) -> list[str]:
 def _headwords(word: str, cedict: Cedict, *, wide: bool) -> list[str]:
     """The headwords glossed by ``word`` (or the form it is inflected from). A word glossing
     more than ``AMBIGUOUS`` headwords is left out, or with ``wide`` stands for those whose
-    first sense it is ("key" is first of all 密钥 and 钥匙, a late sense of 关键 and 调)."""
+    first sense it is ("key" is first of all 密钥 and 钥匙, a late sense of 关键 and 调). A
+    word that glosses nothing stands for the headwords (if few) with a gloss of two or three
+    words ending in it."""
     for form in lemmas(word):
         heads = cedict.en_zh.get(form)
         if heads and len(heads) <= AMBIGUOUS:
@@ -97,6 +99,12 @@ def _headwords(word: str, cedict: Cedict, *, wide: bool) -> list[str]:
             return [h for h in cedict.primary.get(form, []) if len(h) > 1]
         if heads:
             return []
+    # A word the dictionary has no gloss of may end a longer one ("reimbursement" ends "apply
+    # for reimbursement", 报销): the headwords of those glosses stand for it, if few.
+    for form in lemmas(word):
+        heads = cedict.ending.get(form)
+        if heads:
+            return _chinese_forms(heads) if len(heads) <= AMBIGUOUS else []
     return []
 
 

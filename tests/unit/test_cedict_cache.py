@@ -14,6 +14,7 @@ ENTRIES = """# a comment line
 書架 书架 [shu1 jia4] /bookshelf/bookcase/
 雨傘 雨伞 [yu3 san3] /umbrella/CL:把[ba3]/
 冰箱 冰箱 [bing1 xiang1] /icebox/refrigerator/see 雪櫃|雪柜[xue3 gui4]/
+報銷 报销 [bao4 xiao1] /to submit an expense account/to apply for reimbursement/
 """
 
 
@@ -41,6 +42,7 @@ def test_a_second_load_reads_the_kept_file_and_gives_the_same_lookups(
     second = cedict.load(source, cache)
     assert dict(second.zh_en) == dict(first.zh_en)
     assert dict(second.en_zh) == dict(first.en_zh)
+    assert dict(second.ending) == dict(first.ending)
 
 
 def test_a_changed_dictionary_is_parsed_afresh(source: Path, tmp_path: Path) -> None:
@@ -66,3 +68,11 @@ def test_an_unwritable_cache_folder_costs_speed_not_the_lookups(source: Path,
     blocker = tmp_path / "file"
     blocker.write_text("not a folder", encoding="utf-8")
     assert cedict.load(source, blocker / "cache").zh_en["冰箱"] == ["icebox", "refrigerator"]
+
+
+def test_a_word_is_found_at_the_end_of_the_glosses_of_two_or_three_words(
+        source: Path) -> None:
+    lookups = cedict.load(source, None)
+    assert lookups.ending["reimbursement"] == ["报销"]
+    assert "account" not in lookups.ending  # "submit an expense account": four words
+    assert "umbrella" not in lookups.ending  # a one-word gloss is a whole gloss, not an end

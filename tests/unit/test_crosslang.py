@@ -109,3 +109,10 @@ def test_the_question_frame_is_no_phrase() -> None:
     found = _candidates("How many backups need to be kept for the core databases?")
     assert not {"how many", "need to", "the core"} & set(found)
     assert "数据库" in found["databases"]
+
+
+def test_a_word_no_gloss_names_stands_for_the_few_headwords_whose_gloss_ends_in_it() -> None:
+    # nothing is glossed "reimbursement"; 报销 is "to apply for reimbursement"
+    assert "报销" in _candidates("Is a reimbursement paid within a week?")["reimbursement"]
+    # "date" glosses headwords of its own: the glosses ending in it are not read
+    assert "截止日期" not in _candidates("When is the due date?").get("date", [])

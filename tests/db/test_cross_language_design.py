@@ -30,6 +30,10 @@ ANSWERED = [
     ("Who handles a complaint involving more than 5000 yuan?", "客户运营部负责人"),
     ("How many days of marriage leave are there?", "13 天"),
     ("How long is the warranty on the air purifier motor?", "保修 3 年"),
+    # "in advance" is one gloss of 提前; "advance" alone is a dozen headwords
+    ("How many days in advance is annual leave requested?", "提前 3 个工作日"),
+    # "reimbursement" glosses nothing; 报销 is "to apply for reimbursement"
+    ("Who approves a reimbursement above 20000 yuan?", "财务总监"),
 ]
 
 NOT_IN_KB = [

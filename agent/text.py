@@ -8,6 +8,7 @@ import re
 import unicodedata
 from collections.abc import Mapping, Sequence
 
+from agent.wrapped_lines import unwrap
 from store.tokenize import STOPWORDS, has_cjk, tokens
 
 # Question words and fillers that say nothing about the topic (beyond store STOPWORDS).
@@ -156,10 +157,11 @@ def weighted_share(terms: list[str], idf: dict[str, float], found: set[str]) -> 
 
 
 def split_sentences(text: str) -> list[str]:
-    """Sentences of ``text`` (Chinese and English punctuation, line breaks)."""
+    """Sentences of ``text`` (Chinese and English punctuation, line breaks that end a line
+    rather than wrap it: see ``agent.wrapped_lines``)."""
     out: list[str] = []
     # Markdown emphasis is layout, not content; it would also leak "**" into answers.
-    text = text.replace("**", "").replace("__", "")
+    text = unwrap(text).replace("**", "").replace("__", "")
     pieces = [p for line in text.split("\n") for p in _joined(_SENT_END.split(line))]
     for raw in pieces:
         piece = raw.strip(" \t-*#>|")

@@ -47,7 +47,12 @@ _EN_NOUNS = {"day": "天", "days": "天", "week": "周", "weeks": "周", "month"
 # "什么时候", "何时", "哪天", "when", "what date": a date or a time of day answers.
 _WHEN = re.compile(r"(什么时候|何时|哪天|哪一天|几号|几点|什么时间|"
                    r"\bwhen\b|\bwhat\s+(?:date|day|time)\b)", re.I)
-_DATE = (r"(\d{1,2}\s*月\s*\d{1,2}\s*[日号]|[0-2]?\d:\d\d|周[一二三四五六日天]|"
+# A day of the month alone ("每月 10 日", "15号") answers "几号" as a full date does.
+_DATE = (r"(\d{1,2}\s*月\s*\d{1,2}\s*[日号]|(?<![\d.])\d{1,2}\s*[日号](?!\d)|[0-2]?\d:\d\d|"
+         # a time of day in words: "早上 9 点", "下午三点半", "9 am"
+         r"(?<![\d.])[0-2]?\d\s*点(?![几多])|[上下]午\s*[一二三四五六七八九十]{1,2}点|"
+         r"\b[01]?\d\s*(?:a\.?m\.?|p\.?m\.?)(?!\w)|"
+         r"周[一二三四五六日天]|"
          r"星期[一二三四五六日天]|"
          r"\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?\s+\d{1,2}\b|"
          r"\b\d{1,2}(?:st|nd|rd|th)\b|\b(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day\b|"

@@ -203,4 +203,20 @@ def rank_sentences(inp: GenerateInput, terms: list[str],
                          unit.about, thread, alternatives)) if p["doc_id"] in thread_docs else 0.0))
             candidates.append((score, n, s, st))
     candidates.sort(key=lambda c: (-c[0], c[1]))
-    return candidates, fit
+    return value_first(candidates, value), fit
+
+
+# How far down the ranking a sentence holding the kind of value asked for is taken first.
+VALUE_WITHIN = 5
+
+
+def value_first(candidates: list[Candidate], value: re.Pattern[str] | None) -> list[Candidate]:
+    """``candidates`` with the best of the first ``VALUE_WITHIN`` that holds the kind of
+    value asked for moved to the front, when the best one holds none: "几号发工资" is
+    answered by "每月 10 日…", not by the sentence that repeats "工资" with no day in it."""
+    if value is None or not candidates or value.search(candidates[0][2]):
+        return candidates
+    holding = next((c for c in candidates[:VALUE_WITHIN] if value.search(c[2])), None)
+    if holding is None:
+        return candidates
+    return [holding, *(c for c in candidates if c is not holding)]

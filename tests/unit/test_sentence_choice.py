@@ -1,0 +1,72 @@
+"""Which sentence of the right document answers: the one holding the kind of value asked for
+(a day of the month for "几号", a time of day for "几点" / "what time"), not the one
+repeating the question's words. The documents and questions are written for these tests."""
+
+from __future__ import annotations
+
+from agent.offline.kinds import asked_value
+from agent.state import Passage
+from tests.unit.offline_ask import ask
+
+PAYROLL = """# 薪酬发放说明
+
+本说明适用于公司全体正式员工的工资、奖金和补贴发放，工资卡信息变更也按本说明办理。
+
+## 发放时间
+
+工资卡每个月最多变更 1 次，需在 HR 系统提交，并附新卡开户行信息。
+每月 15 日发放上月工资，遇周末或节假日提前到最近的工作日。
+年终奖在次年 3 月随工资一起发放。
+"""
+
+SHUTTLE = """# Shuttle Bus Guide
+
+This guide explains the free shuttle bus service for employees and visitors between the
+metro station and the campus.
+
+## Timetable
+
+Visitors with a day pass ride the shuttle for free.
+The first bus leaves the metro station at 7:40 and the last one leaves the campus at 20:10.
+"""
+
+CANTEEN = """# 食堂就餐须知
+
+## 营业时间
+
+食堂就餐需刷工卡，食堂早餐开始前 30 分钟停止预订。
+早餐从早上 7 点供应，午餐和晚餐按园区通知执行。
+"""
+
+
+def _passages(text: str, title: str) -> list[Passage]:
+    return [Passage(chunk_id=1, doc_id=title, title=title, source=f"{title}.md",
+                    doc_type="policy", heading_path=[title], text=text, score=1.0, rank=0,
+                    round=1, sub_id="q1")]
+
+
+def test_a_day_of_the_month_answers_which_day() -> None:
+    value = asked_value("工资每月几号到账？")
+    assert value is not None
+    assert value.search("每月 15 日发放上月工资")
+    assert value.search("15号发工资")
+    assert not value.search("工资卡每个月最多变更 1 次")
+
+
+def test_a_time_of_day_answers_what_time_in_either_language() -> None:
+    for question in ("食堂早餐几点开始？", "What time does breakfast start?"):
+        value = asked_value(question)
+        assert value is not None, question
+        assert value.search("早餐从早上 7 点供应"), question
+        assert value.search("breakfast opens at 7 am"), question
+    assert not asked_value("食堂早餐几点开始？").search("食堂早餐开始前 30 分钟停止预订")  # type: ignore[union-attr]
+
+
+def test_the_sentence_with_the_day_answers_a_which_day_question() -> None:
+    draft = ask("工资每个月几号发？", _passages(PAYROLL, "薪酬发放说明"))
+    assert draft["sentences"][0]["text"].startswith("每月 15 日发放上月工资"), draft["text"]
+
+
+def test_the_sentence_with_the_time_answers_a_when_question() -> None:
+    draft = ask("食堂早餐几点开始？", _passages(CANTEEN, "食堂就餐须知"))
+    assert draft["sentences"][0]["text"].startswith("早餐从早上 7 点"), draft["text"]

@@ -10,6 +10,7 @@ from agent.offline.amounts import asked_amounts, covering_floor
 from agent.offline.kinds import asked_value
 from agent.offline.layout import quotable_units
 from agent.offline.pointers import is_pointer
+from agent.offline.scope import asks_scope, describes_document
 from agent.offline.versions import period_fit, periods, superseded
 from agent.state import GenerateInput, Passage
 from agent.text import (
@@ -129,6 +130,10 @@ BAND_BONUS = VALUE_BONUS
 # asked as it stands, outranks its twin that holds the question's words equally; small
 # enough never to outweigh one of the question's own words (set beforehand, not tuned).
 THREAD_WEIGHT = 0.1
+# A sentence in which the document describes itself ("本规范适用于…", "This policy sets…")
+# holds its topic's words without a detail of it (see agent.offline.scope): set beforehand
+# above POINTER_PENALTY, since such a sentence holds the question's topic words by design.
+SCOPE_PENALTY = 0.4
 _WH = re.compile(r"\b(which|what|who|whom|whose|when|where)\b", re.I)
 
 
@@ -180,6 +185,7 @@ def rank_sentences(inp: GenerateInput, terms: list[str],
     thread = [t for t in context["words"] if t not in terms] if context else []
     thread_docs = set(context["doc_ids"]) if context else set()
     thread_idf = pool_idf(thread, passages, alternatives)
+    scope = 0.0 if asks_scope(inp["question"]) else SCOPE_PENALTY
     for n, p in enumerate(passages, start=1):
         frame_terms = terms_of(frame(p), terms, alternatives)
         version = -SUPERSEDED_PENALTY if p["doc_id"] in old else 0.0
@@ -197,6 +203,7 @@ def rank_sentences(inp: GenerateInput, terms: list[str],
                      + (VALUE_BONUS if value is not None and value.search(s) else 0)
                      + PERIOD_WEIGHT * period_fit(asked_periods, s, frame(p)) + version
                      - (POINTER_PENALTY if is_pointer(s) else 0.0)
+                     - (scope if describes_document(s) else 0.0)
                      + (BAND_BONUS if tightest is not None
                         and covering_floor(amounts, s) == tightest else 0.0)
                      + (THREAD_WEIGHT * weighted_share(thread, thread_idf, terms_of(

@@ -1,10 +1,13 @@
 """Which sentence of the right document answers: the one holding the kind of value asked for
 (a day of the month for "几号", a time of day for "几点" / "what time"), not the one
-repeating the question's words. The documents and questions are written for these tests."""
+repeating the question's words; and never the document's sentence about itself ("本规范适用
+于…", "This guide explains…") unless the question asks what the document covers. The
+documents and questions are written for these tests."""
 
 from __future__ import annotations
 
 from agent.offline.kinds import asked_value
+from agent.offline.scope import asks_scope, describes_document
 from agent.state import Passage
 from tests.unit.offline_ask import ask
 
@@ -70,3 +73,25 @@ def test_the_sentence_with_the_day_answers_a_which_day_question() -> None:
 def test_the_sentence_with_the_time_answers_a_when_question() -> None:
     draft = ask("食堂早餐几点开始？", _passages(CANTEEN, "食堂就餐须知"))
     assert draft["sentences"][0]["text"].startswith("早餐从早上 7 点"), draft["text"]
+
+
+def test_a_document_describing_itself_does_not_answer_a_detail() -> None:
+    draft = ask("Is the shuttle bus free for visitors?", _passages(SHUTTLE, "Shuttle Bus Guide"))
+    assert draft["sentences"][0]["text"].startswith("Visitors with a day pass"), draft["text"]
+
+
+def test_a_document_describing_itself_answers_a_question_about_its_scope() -> None:
+    draft = ask("薪酬发放说明适用于哪些员工？", _passages(PAYROLL, "薪酬发放说明"))
+    assert draft["sentences"][0]["text"].startswith("本说明适用于"), draft["text"]
+
+
+def test_self_description_is_read_at_the_start_of_a_sentence_only() -> None:
+    assert describes_document("本制度适用于全体正式员工。")
+    assert describes_document("This handbook explains how on-call works.")
+    assert describes_document("Use this runbook when a disk fills up.")
+    # Naming the document elsewhere in a sentence states a rule, not the scope.
+    assert not describes_document("工资卡信息变更也按本说明办理。")
+    assert not describes_document("The handbook was last reviewed in May.")
+    assert asks_scope("Who does the travel policy apply to?")
+    assert asks_scope("When should I use the disk runbook?")
+    assert not asks_scope("What tool is used for database backups?")

@@ -56,7 +56,11 @@ _DATE = (r"(\d{1,2}\s*月\s*\d{1,2}\s*[日号]|(?<![\d.])\d{1,2}\s*[日号](?!\d
          r"星期[一二三四五六日天]|"
          r"\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?\s+\d{1,2}\b|"
          r"\b\d{1,2}(?:st|nd|rd|th)\b|\b(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day\b|"
-         r"\b20\d\d-\d\d-\d\d\b)")
+         r"\b20\d\d-\d\d-\d\d\b|"
+         # a year stated as the time of something: after a time preposition or opening a
+         # clause ("发生于1807年", "1990年，…", "in 1998"), not a label ("现将 2026 年放假…")
+         r"(?:[于在从自至到]|^|[，,。；;]\s*)\s*(?:1\d|20)\d\d(?:\s*[－–~至到-]\s*(?:1\d|20)\d\d)?\s*年|"
+         r"\b(?:in|since|from|until|by|during)\s+(?:early\s+|late\s+|mid-)?(?:1[5-9]|20)\d\d\b)")
 
 
 def _either(unit: str) -> str:

@@ -65,6 +65,17 @@ def test_a_time_of_day_answers_what_time_in_either_language() -> None:
     assert not asked_value("食堂早餐几点开始？").search("食堂早餐开始前 30 分钟停止预订")  # type: ignore[union-attr]
 
 
+def test_a_year_stated_as_the_time_of_an_event_answers_when() -> None:
+    for question in ("这座大桥是什么时候建成的？", "When was the bridge opened?"):
+        value = asked_value(question)
+        assert value is not None, question
+        assert value.search("大桥于1955－1957年间建成通车"), question
+        assert value.search("1957年，大桥建成通车"), question
+        assert value.search("The bridge was opened in 1957."), question
+        # a year naming a period is not the time of the event
+        assert not value.search("现将 2026 年大桥维修安排通知如下"), question
+
+
 def test_the_sentence_with_the_day_answers_a_which_day_question() -> None:
     draft = ask("工资每个月几号发？", _passages(PAYROLL, "薪酬发放说明"))
     assert draft["sentences"][0]["text"].startswith("每月 15 日发放上月工资"), draft["text"]

@@ -135,9 +135,45 @@ def is_question(sentence: str) -> bool:
 @dataclass(frozen=True)
 class Unit:
     """A quotable piece of a passage: ``text`` as quoted, ``about`` the words it answers
-    (an FAQ answer is about its question too)."""
+    (an FAQ answer is about its question too), ``heading`` the plain-text heading it stands
+    under, if any (see ``plain_sections``)."""
     text: str
     about: str
+    heading: str = ""
+
+
+# Clause or sentence punctuation: a heading is one phrase and has none.
+_PHRASE_BREAK = re.compile(r"[，。；;,!?！？:：、]|\.(?:\s|$)")
+# How long a stand-alone line without punctuation may be to read as a heading.
+HEADING_MAX_LATIN = 60
+HEADING_MAX_CJK = 30
+
+
+def _plain_heading(lines: list[str], i: int) -> bool:
+    """Whether ``lines[i]`` is a plain-text heading: one short phrase without punctuation,
+    alone between blank lines (or at an end), not a list item ("Wi-Fi networks",
+    "预订变更")."""
+    from store.tokenize import has_cjk
+
+    line = _MARKUP.sub("", lines[i]).strip()
+    if not line or LIST_ITEM.match(lines[i]) or _PHRASE_BREAK.search(line):
+        return False
+    if (i > 0 and lines[i - 1].strip()) or (i + 1 < len(lines) and lines[i + 1].strip()):
+        return False
+    return len(line) <= (HEADING_MAX_CJK if has_cjk(line) else HEADING_MAX_LATIN)
+
+
+def plain_sections(lines: list[str]) -> list[tuple[str, str]]:
+    """``lines`` cut at their plain-text headings: (heading, the text under it); the text
+    before the first heading has none. A plain-text document (.txt, an e-mail) marks its
+    sections so, where markdown has "#"."""
+    sections: list[tuple[str, list[str]]] = [("", [])]
+    for i, line in enumerate(lines):
+        if _plain_heading(lines, i):
+            sections.append((_MARKUP.sub("", line).strip(), []))
+        else:
+            sections[-1][1].append(line)
+    return [(heading, "\n".join(body)) for heading, body in sections]
 
 
 def quotable_units(text: str, split: Callable[[str], list[str]]) -> list[Unit]:
@@ -148,13 +184,17 @@ def quotable_units(text: str, split: Callable[[str], list[str]]) -> list[Unit]:
     pairs = faq_pairs(text)
     asked = {_norm(p.question) for p in pairs}
     # Headings name a section; they answer nothing.
-    prose = "\n".join(line for line in text.splitlines()
-                      if not is_table_line(line) and not line.lstrip().startswith("#"))
+    lines = [line for line in text.splitlines()
+             if not is_table_line(line) and not line.lstrip().startswith("#")]
+    prose = "\n".join(lines)
     # An answer's "答：" / "A:" label is layout; without it a sentence and the whole FAQ
     # answer holding it are seen as one.
     # A list item is about what its lead-in announces ("入职当天请携带以下材料：" over "银行卡").
-    units = [Unit(text=_A_PREFIX.sub("", s), about=f"{lead_in_of(prose, s) or ''} {s}".strip())
-             for s in split(prose)
+    # A plain-text heading is not quoted (it names a section, as a "#" heading does); the
+    # sentences under it are about it.
+    units = [Unit(text=_A_PREFIX.sub("", s), about=f"{lead_in_of(prose, s) or ''} {s}".strip(),
+                  heading=heading)
+             for heading, body in plain_sections(lines) for s in split(body)
              if not is_question(s) and _norm(_Q_PREFIX.sub("", s)) not in asked]
     lang = language_of(text)
     # A row is about its first column's header too: "Tier 2" names a city tier, and a

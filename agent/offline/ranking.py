@@ -196,9 +196,12 @@ def rank_sentences(inp: GenerateInput, terms: list[str],
                     or _is_code(s) or _LEAD_IN.search(s)):
                 continue
             st = terms_of(unit.about, all_terms, alternatives)
-            # Headings count: a step under "Redis 内存满了怎么办" is about Redis memory.
+            # Headings count: a step under "Redis 内存满了怎么办" is about Redis memory (a
+            # plain-text document's headings too).
+            framed = frame_terms | (terms_of(unit.heading, terms, alternatives)
+                                    if unit.heading else set())
             score = (weighted_share(terms, idf, st)
-                     + 0.3 * weighted_share(terms, idf, st | frame_terms)
+                     + 0.3 * weighted_share(terms, idf, st | framed)
                      + 0.4 * fit[n - 1] + (0.15 if wants_number and _DIGIT.search(s) else 0)
                      + (VALUE_BONUS if value is not None and value.search(s) else 0)
                      + PERIOD_WEIGHT * period_fit(asked_periods, s, frame(p)) + version

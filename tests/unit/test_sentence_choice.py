@@ -1,14 +1,17 @@
 """Which sentence of the right document answers: the one holding the kind of value asked for
 (a day of the month for "几号", a time of day for "几点" / "what time"), not the one
-repeating the question's words; and never the document's sentence about itself ("本规范适用
-于…", "This guide explains…") unless the question asks what the document covers. The
+repeating the question's words; never the document's sentence about itself ("本规范适用
+于…", "This guide explains…") unless the question asks what the document covers; and never
+a plain-text heading ("Visitor parking"), though the sentences under it are about it. The
 documents and questions are written for these tests."""
 
 from __future__ import annotations
 
 from agent.offline.kinds import asked_value
+from agent.offline.layout import quotable_units
 from agent.offline.scope import asks_scope, describes_document
 from agent.state import Passage
+from agent.text import split_sentences
 from tests.unit.offline_ask import ask
 
 PAYROLL = """# 薪酬发放说明
@@ -106,3 +109,36 @@ def test_self_description_is_read_at_the_start_of_a_sentence_only() -> None:
     assert asks_scope("Who does the travel policy apply to?")
     assert asks_scope("When should I use the disk runbook?")
     assert not asks_scope("What tool is used for database backups?")
+
+
+# A plain-text notice: its sections are marked by short lines alone, not by "#".
+PARKING = """Parking and Bicycles
+
+Visitor parking
+
+Visitors leave their cars on level B2 after registering the plate at reception. Spaces are
+limited to twenty a day.
+
+Bicycle storage
+
+Bicycles go in the locked cage by the north entrance; badges open it from 7:00 to 22:00.
+"""
+
+
+def test_a_plain_text_heading_is_not_quoted_and_heads_its_section() -> None:
+    units = quotable_units(PARKING, split_sentences)
+    texts = [u.text for u in units]
+    assert "Visitor parking" not in texts
+    assert "Bicycle storage" not in texts
+    under = {u.text: u.heading for u in units}
+    assert under["Spaces are limited to twenty a day."] == "Visitor parking"
+    assert under["badges open it from 7:00 to 22:00."] == "Bicycle storage"
+
+
+def test_the_sentence_under_the_matching_plain_heading_answers() -> None:
+    passages = [Passage(chunk_id=1, doc_id="notice", title="notice", source="notice.txt",
+                        doc_type="document", heading_path=[], text=PARKING, score=1.0,
+                        rank=0, round=1, sub_id="q1")]
+    draft = ask("Where is visitor parking?", passages)
+    assert draft["sentences"][0]["text"].startswith("Visitors leave their cars on level B2"), \
+        draft["text"]

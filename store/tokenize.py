@@ -52,6 +52,23 @@ def tokens(text: str, *, drop_stopwords: bool = False, precise: bool = False) ->
     return out
 
 
+# jieba's part-of-speech tags for names of places and organisations. Its person-name tags
+# (nr) are not among them: they fall on common nouns too ("籍贯", "华为").
+_NAME_TAGS = frozenset(["ns", "nt"])
+
+
+def chinese_names(text: str) -> list[str]:
+    """The Chinese words of ``text`` that jieba tags as names of places or organisations
+    ("新加坡"); one-character words left out."""
+    out: dict[str, None] = {}
+    for run in _RUN.findall(normalize(text)):
+        if _IS_CJK.match(run):
+            for word, tag in rjieba.tag(run):
+                if tag in _NAME_TAGS and len(word) > 1:
+                    out.setdefault(word, None)
+    return list(out)
+
+
 def keyword_text(text: str) -> str:
     """Space-joined tokens, fed to ``to_tsvector('simple', ...)``."""
     return " ".join(tokens(text))

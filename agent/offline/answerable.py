@@ -19,13 +19,13 @@ lexical or MiniLM similarity feature tried separated the two kinds on the held-o
 
 from __future__ import annotations
 
-import itertools
 from typing import NamedTuple
 
+from agent.offline.asked import designations, measures, names, names_designation, years
 from agent.state import Language, Passage
 from agent.text import Alternatives, content_terms, coverage, term_set, terms_of
 from store.stem import stem
-from store.tokenize import language_of, tokens
+from store.tokenize import has_cjk, language_of, tokens
 
 # Below this share of the question's terms in the best passage, the pool is off-topic.
 # English: chosen on the even-numbered threads of mtrag (see ``ragbot eval``): 0.5 with exact
@@ -52,11 +52,15 @@ def _one_edit(a: str, b: str) -> bool:
 
 def near(a: str, b: str) -> bool:
     """The same word, an inflection of it, a word of the same root, or a one-letter typo
-    (Latin words of five or more letters; shorter words and Chinese words match exactly)."""
+    (Latin words of five or more letters; a shorter word matches itself and its own
+    inflections only, Chinese words exactly)."""
     if a == b:
         return True
-    if len(a) < MIN_NEAR or len(b) < MIN_NEAR or not (a.isascii() and b.isascii()):
+    if not (a.isascii() and b.isascii()):
         return False
+    if len(a) < MIN_NEAR or len(b) < MIN_NEAR:
+        # A short word's own plural ("meal" / "meals"), never another word ("cat" / "car").
+        return a.isalpha() and b.isalpha() and stem(a) == stem(b)
     shared_root = len(a) >= ROOT and len(b) >= ROOT and a[:ROOT] == b[:ROOT]
     return shared_root or stem(a) == stem(b) or _one_edit(a, b)
 
@@ -153,44 +157,97 @@ def missing_constraint(question: str, passages: list[Passage],
                        alternatives: Alternatives | None = None) -> str | None:
     """A word that narrows the question to something the pool never mentions, or ``None``.
 
-    Three shapes, read from the question: a name right before a category noun the pool
-    does hold ("智能手表产品线": 产品线 is there, 手表 nowhere; "the apparel line"), a year
-    the pool never names, and a measured amount no passage names, itself or translated
-    ("revenue" asked of a returns report). Documents about the other words answer about
-    something else then; quoting them would be a confident wrong answer.
+    Five shapes, read from the question: a year the pool never names, a numbered member of
+    a series ("Tier 3" beside a table of tiers 1 and 2), a measured amount no passage names,
+    itself or translated ("revenue" asked of a returns report), a name ("the hotel limit in
+    Singapore"), and a word right before a category noun the pool does hold ("智能手表产品线":
+    产品线 is there, 手表 nowhere; "the apparel line"; "a gym allowance"). Documents about
+    the other words answer about something else then; quoting them would be a confident
+    wrong answer.
     """
-    from agent.offline.asked import measures, years
-
     if not passages:
         return None
     texts = [said_by(p) for p in passages]
+    for check in (_missing_year, _missing_designation, _missing_measure, _missing_name,
+                  _missing_modifier):
+        missing = check(question, texts, alternatives)
+        if missing is not None:
+            return missing
+    return None
+
+
+def _missing_year(question: str, texts: list[str], _: Alternatives | None) -> str | None:
     pool_years = set().union(*(years(t) for t in texts))
-    for year in sorted(years(question)):
-        if year not in pool_years:
-            return year
-    for measure in measures(question):
-        if not any(measure in held_terms(t, [measure], alternatives) for t in texts):
-            return measure
+    return next((y for y in sorted(years(question)) if y not in pool_years), None)
+
+
+def _missing_designation(question: str, texts: list[str], _: Alternatives | None
+                         ) -> str | None:
+    for designation in designations(question):
+        if not any(names_designation(designation, t) for t in texts):
+            return f"{designation[0].capitalize()} {designation[1]}"
+    return None
+
+
+def _held_anywhere(word: str, texts: list[str], alternatives: Alternatives | None) -> bool:
+    return any(word in held_terms(t, [word], alternatives) for t in texts)
+
+
+def _missing_measure(question: str, texts: list[str], alternatives: Alternatives | None
+                     ) -> str | None:
+    return next((m for m in measures(question)
+                 if not _held_anywhere(m, texts, alternatives)), None)
+
+
+def _missing_name(question: str, texts: list[str], alternatives: Alternatives | None
+                  ) -> str | None:
+    topic = set(content_terms(question))
+    # The dictionary rarely gives a Chinese place its English name (上海 is glossed
+    # "Shanghai municipality, ..."): without a translation, a Chinese name is judged only
+    # where every passage is Chinese too.
+    english = any(language_of(t) != "zh" for t in texts)
+    for name in names(question):
+        untranslated = has_cjk(name) and not (alternatives or {}).get(name)
+        if (name in topic and not (untranslated and english)
+                and not _held_anywhere(name, texts, alternatives)):
+            return name.capitalize()
+    return None
+
+
+def _missing_modifier(question: str, texts: list[str], alternatives: Alternatives | None
+                      ) -> str | None:
     topic = set(content_terms(question))
     said = [w for w in tokens(question, precise=True) if w in topic]
     held: set[str] = set()
     for t in texts:
-        held |= held_terms(t, said)
-    for modifier, head in itertools.pairwise(said):
-        if (head in _KINDS and head in held and modifier not in held
-                and _adjacent(question, modifier, head)):
-            return modifier
+        held |= held_terms(t, said, alternatives)
+    for i, head in enumerate(said):
+        if head not in _KINDS or head not in held:
+            continue
+        # Each word right before the head narrows it ("language course subsidy": a course
+        # subsidy, of the language kind).
+        j = i
+        while j > 0 and _adjacent(question, said[j - 1], said[j]):
+            j -= 1
+            if said[j] not in held:
+                return said[j]
     return None
 
 
 # Nouns that name a category whose members are named by the word before them ("智能手表
-# 产品线", "the apparel line", "Berlin office"): the member is the question's subject.
+# 产品线", "the apparel line", "Berlin office"): the member is the question's subject. So do
+# the nouns of what an employee is paid or granted ("gym allowance", "停车补贴", "language
+# course fee"): a policy listing a home-office allowance says nothing of a gym allowance.
 _KINDS = frozenset([
     "产品线", "产品", "型号", "系列", "部门", "团队", "城市", "版本", "门店", "子公司", "分公司",
     "项目", "品牌", "渠道", "业务线", "机型",
     "line", "lines", "product", "products", "model", "models", "series", "team", "teams",
     "department", "office", "offices", "city", "version", "brand", "store", "subsidiary",
     "project", "channel", "plan", "tier",
+    "补贴", "津贴", "补助", "费", "费用", "奖金", "保险", "福利", "折扣", "额度",
+    "allowance", "allowances", "stipend", "subsidy", "subsidies", "fee", "fees", "bonus",
+    "bonuses", "insurance", "discount", "discounts", "benefit", "benefits", "reimbursement",
+    "budget", "scheme", "program", "programme", "membership",
 ])
 
 

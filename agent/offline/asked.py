@@ -1,13 +1,17 @@
-"""What a question asks for and what it holds fixed: the kind of value, the year.
+"""What a question asks for and what it holds fixed: the kind of value, the year, a name.
 
 "国庆放几天假" asks for a count of days; a sentence naming the holiday's freeze dates holds the
 same topic words but not the value. "2025 年的预算" fixes the year; a passage about 2026 is
-about something else. These are read from the question's shape, not from any document.
+about something else; so does a name ("the hotel limit in Singapore") or a numbered member of a
+series ("Tier 3 cities"): documents naming other places or tiers answer about something else.
+These are read from the question's shape, not from any document.
 """
 
 from __future__ import annotations
 
 import re
+
+from store.tokenize import chinese_names
 
 # Chinese: 几/多少 + measure word ("几天", "多少个人", "多少钱").
 _ZH_MEASURE = re.compile(r"(?:几|多少)个?(天|年|个月|月|周|次|人|元|块|页|台|张|条|份|家|小时|分钟|"
@@ -62,3 +66,48 @@ def measures(question: str) -> list[str]:
 def years(text: str) -> set[str]:
     """The years ``text`` names ("2026")."""
     return set(_YEAR.findall(text))
+
+
+# A capitalised word inside a sentence names something: a place, a person, a product
+# ("the hotel limit in Singapore", "Is Mario Mars ..."). Four letters or more: shorter ones
+# and all-capital acronyms are too often typed variants or abbreviations the documents spell
+# out. Day and month names are dates, not names.
+_NAME = re.compile(r"\b[A-Z][a-z]{3,}\b")
+_SENTENCE_START = re.compile(r"(?:^|[.!?:;…\"'(“‘])\s*$")
+_NOT_NAMES = frozenset([
+    "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
+    "mondays", "tuesdays", "wednesdays", "thursdays", "fridays", "saturdays", "sundays",
+    "january", "february", "march", "april", "june", "july", "august", "september",
+    "october", "november", "december",
+])
+# A numbered member of a series: "Tier 3", "Level 2", "Building 5", "Phase 1".
+_SERIES = re.compile(r"\b(tier|level|grade|phase|floor|building|room|version|stage|zone|"
+                     r"terminal|gate|band)[ -]?(\d{1,3})(?![\d.,:]\d)", re.I)
+
+
+def names(question: str) -> list[str]:
+    """The names ``question`` holds: capitalised words (four letters or more) that do not
+    start a sentence, lower-cased ("Is there a Singapore office?" -> "singapore"), and
+    Chinese words jieba tags as names of places or organisations ("新加坡的住宿标准" ->
+    "新加坡")."""
+    out: dict[str, None] = {}
+    for m in _NAME.finditer(question):
+        word = m.group(0).lower()
+        if word not in _NOT_NAMES and not _SENTENCE_START.search(question[:m.start()]):
+            out.setdefault(word, None)
+    for word in chinese_names(question):
+        out.setdefault(word, None)
+    return list(out)
+
+
+def designations(question: str) -> list[tuple[str, str]]:
+    """The numbered members of a series ``question`` names ("Tier 3 cities" ->
+    ``[("tier", "3")]``)."""
+    return list(dict.fromkeys((m.group(1).lower(), m.group(2))
+                              for m in _SERIES.finditer(question)))
+
+
+def names_designation(designation: tuple[str, str], text: str) -> bool:
+    """Whether ``text`` names ``designation`` ("Tier 3", "tier-3", "TIER3")."""
+    word, number = designation
+    return re.search(rf"\b{word}[ -]?{number}(?!\d)", text, re.I) is not None

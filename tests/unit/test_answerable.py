@@ -119,6 +119,57 @@ def test_a_measure_no_passage_names_is_the_missing_constraint() -> None:
     assert missing_constraint("2025 年门店的利润是多少？", held, {"利润": ["profit"]}) is None
 
 
+def test_a_short_word_is_near_its_own_plural_only() -> None:
+    assert near("meal", "meals")
+    assert near("fee", "fees")
+    assert not near("meal", "metal")
+    assert not near("fee", "feet")
+
+
+def test_a_name_the_pool_never_mentions_is_the_missing_constraint() -> None:
+    from agent.offline.answerable import missing_constraint
+
+    pool = [_doc("Hotel limits: Berlin EUR 180 a night, Munich EUR 160 a night.")]
+    assert missing_constraint("What is the hotel limit in Hamburg?", pool) == "Hamburg"
+    assert missing_constraint("What is the hotel limit in Munich?", pool) is None
+    # A capital that only starts the question names nothing.
+    assert missing_constraint("Hotels: what is the limit a night?", pool) is None
+    # Days and months are dates, not names.
+    assert missing_constraint("Is the hotel limit the same on Sundays?", pool) is None
+    zh = [_doc("住宿标准：柏林每晚 180 欧元，慕尼黑每晚 160 欧元。")]
+    assert missing_constraint("汉堡的住宿标准是多少？", zh) == "汉堡"
+    assert missing_constraint("慕尼黑的住宿标准是多少？", zh) is None
+    # Over English documents a Chinese name is held by its translation; one the dictionary
+    # does not translate is not judged there (it may be written in English).
+    hamburg = {"汉堡": ["hamburg"]}
+    assert missing_constraint("汉堡的住宿标准是多少？", pool, hamburg) == "汉堡"
+    english = [_doc("Hotel limit in Hamburg: EUR 170 a night.")]
+    assert missing_constraint("汉堡的住宿标准是多少？", english, hamburg) is None
+    assert missing_constraint("汉堡的住宿标准是多少？", pool) is None
+
+
+def test_a_numbered_member_of_a_series_the_pool_lacks_is_the_missing_constraint() -> None:
+    from agent.offline.answerable import missing_constraint
+
+    pool = [_doc("Support plans: Level 1 answers in 4 hours, Level 2 in one business day.")]
+    assert missing_constraint("How fast does Level 3 support answer?", pool) == "Level 3"
+    assert missing_constraint("How fast does level-2 support answer?", pool) is None
+
+
+def test_a_word_narrowing_a_benefit_the_pool_names_otherwise_is_the_missing_constraint(
+) -> None:
+    from agent.offline.answerable import missing_constraint
+
+    pool = [_doc("Staff get a commuting allowance of EUR 50 a month and a phone subsidy.")]
+    assert missing_constraint("Is there a childcare allowance?", pool) == "childcare"
+    assert missing_constraint("How much is the commuting allowance?", pool) is None
+    # Each word before the benefit narrows it.
+    assert missing_constraint("Is there a sports club subsidy?", pool) == "club"
+    zh = [_doc("员工每月有 300 元交通补贴。")]
+    assert missing_constraint("有没有托儿补贴？", zh) == "托儿"
+    assert missing_constraint("交通补贴是多少？", zh) is None
+
+
 def test_an_answer_about_another_member_of_the_category_is_refused_naming_what_is_missing(
 ) -> None:
     e = OfflineEngine()

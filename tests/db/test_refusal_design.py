@@ -1,0 +1,72 @@
+"""Questions the documents do not answer, though a passage shares most of their words: a
+design set written for this test (none from an evaluation set), asked on the whole
+samples/kb through the real graph.
+
+The travel policy's table names tiers 1 and 2 and a few Chinese cities; the remote-work
+policy names a home-office allowance. A question fixing another place, another tier or
+another kind of allowance is about something the documents never mention, and is refused
+naming it; the same questions about what the documents do hold are answered."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from psycopg_pool import ConnectionPool
+
+from agent.api import Agent, Question, build_agent
+from tests.databases import samples_kb
+
+pytestmark = [pytest.mark.db, pytest.mark.model]
+
+KB = "samples"
+
+# (question, the word the refusal names, or None for a plain refusal)
+NOT_IN_KB = [
+    ("What is the hotel limit in Singapore?", "Singapore"),
+    ("Who approves first class flights to Tokyo?", "Tokyo"),
+    ("What is the meal limit for Tier 3 cities?", "Tier 3"),
+    ("Is there a language course subsidy?", "language"),
+    ("Is there a childcare allowance?", None),
+]
+
+# (question, a value the answer holds)
+ANSWERED = [
+    ("What is the hotel limit in Shanghai?", "CNY 800"),
+    ("What is the hotel limit in Tier 2 cities?", "CNY 550"),
+    ("What is the meal allowance per day in Tier 1 cities?", "CNY 200"),
+    ("How much is the home office allowance?", "CNY 1,500"),
+    ("Which Wi-Fi network do visitors use in the Hangzhou office?", "Lanting-Guest"),
+    ("Who approves business class flights?", "VP approval"),
+]
+
+
+@pytest.fixture(scope="module")
+def samples_pool(pg_admin_url: str, _template: str, embedder) -> Iterator[ConnectionPool]:  # type: ignore[no-untyped-def]
+    """One database holding all of samples/kb for the module (embedding it takes a while)."""
+    with samples_kb(pg_admin_url, _template, embedder, KB, prefix="r") as pool:
+        yield pool
+
+
+@pytest.fixture(scope="module")
+def agent(samples_pool: ConnectionPool, embedder) -> Iterator[Agent]:  # type: ignore[no-untyped-def]
+    a = build_agent(samples_pool, embedder)
+    yield a
+    a.close()
+
+
+@pytest.mark.parametrize(("question", "missing"), NOT_IN_KB)
+def test_a_question_about_what_the_documents_never_mention_is_refused(
+        agent: Agent, question: str, missing: str | None) -> None:
+    result = agent.ask(Question(text=question, thread_id=f"rf:{question}", kb=KB))
+    assert result.refused, result.text
+    if missing is not None:
+        assert f'"{missing}"' in result.text
+
+
+@pytest.mark.parametrize(("question", "value"), ANSWERED)
+def test_the_same_question_about_what_the_documents_hold_is_answered(
+        agent: Agent, question: str, value: str) -> None:
+    result = agent.ask(Question(text=question, thread_id=f"rf:{question}", kb=KB))
+    assert not result.refused, result.text
+    assert value in result.text

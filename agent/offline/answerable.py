@@ -21,7 +21,15 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from agent.offline.asked import designations, measures, names, names_designation, years
+from agent.offline.asked import (
+    codes,
+    designations,
+    measures,
+    names,
+    names_code,
+    names_designation,
+    years,
+)
 from agent.state import Language, Passage
 from agent.text import Alternatives, content_terms, coverage, term_set, terms_of
 from store.stem import stem
@@ -157,19 +165,19 @@ def missing_constraint(question: str, passages: list[Passage],
                        alternatives: Alternatives | None = None) -> str | None:
     """A word that narrows the question to something the pool never mentions, or ``None``.
 
-    Five shapes, read from the question: a year the pool never names, a numbered member of
-    a series ("Tier 3" beside a table of tiers 1 and 2), a measured amount no passage names,
-    itself or translated ("revenue" asked of a returns report), a name ("the hotel limit in
-    Singapore"), and a word right before a category noun the pool does hold ("智能手表产品线":
-    产品线 is there, 手表 nowhere; "the apparel line"; "a gym allowance"). Documents about
-    the other words answer about something else then; quoting them would be a confident
-    wrong answer.
+    Six shapes, read from the question: a year the pool never names, a numbered member of
+    a series ("Tier 3" beside a table of tiers 1 and 2), a code ("the MX-500 model"), a
+    measured amount no passage names, itself or translated ("revenue" asked of a returns
+    report), a name ("the hotel limit in Singapore"), and a word right before a category
+    noun the pool does hold ("智能手表产品线": 产品线 is there, 手表 nowhere; "the apparel
+    line"; "a gym allowance"). Documents about the other words answer about something else
+    then; quoting them would be a confident wrong answer.
     """
     if not passages:
         return None
     texts = [said_by(p) for p in passages]
-    for check in (_missing_year, _missing_designation, _missing_measure, _missing_name,
-                  _missing_modifier):
+    for check in (_missing_year, _missing_designation, _missing_code, _missing_measure,
+                  _missing_name, _missing_modifier):
         missing = check(question, texts, alternatives)
         if missing is not None:
             return missing
@@ -187,6 +195,11 @@ def _missing_designation(question: str, texts: list[str], _: Alternatives | None
         if not any(names_designation(designation, t) for t in texts):
             return f"{designation[0].capitalize()} {designation[1]}"
     return None
+
+
+def _missing_code(question: str, texts: list[str], _: Alternatives | None) -> str | None:
+    return next((c for c in codes(question) if not any(names_code(c, t) for t in texts)),
+                None)
 
 
 def _held_anywhere(word: str, texts: list[str], alternatives: Alternatives | None) -> bool:

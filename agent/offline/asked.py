@@ -111,3 +111,26 @@ def names_designation(designation: tuple[str, str], text: str) -> bool:
     """Whether ``text`` names ``designation`` ("Tier 3", "tier-3", "TIER3")."""
     word, number = designation
     return re.search(rf"\b{word}[ -]?{number}(?!\d)", text, re.I) is not None
+
+
+# A code mixing letters and digits names one model, plan or item ("Aurora X2", "MX-500",
+# "3D printing", "Q4"). A number with a lower-case unit or ordinal is a quantity ("24h",
+# "10am", "5th"), written otherwise by documents ("24 hours").
+_CODE = re.compile(r"(?<![A-Za-z0-9-])(?=[A-Za-z0-9-]*[A-Za-z])(?=[A-Za-z0-9-]*\d)"
+                   r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*(?![A-Za-z0-9-])")
+_QUANTITY = re.compile(r"^\d+(?:am|pm|h|hr|hrs|min|mins|ms|s|d|k|m|km|kg|g|gb|mb|kb|tb|x|st|"
+                       r"nd|rd|th)$")
+
+
+def codes(question: str) -> list[str]:
+    """The codes ``question`` names, as written ("Is the MX-500 covered?" -> "MX-500")."""
+    return list(dict.fromkeys(m.group(0) for m in _CODE.finditer(question)
+                              if not _QUANTITY.match(m.group(0))))
+
+
+def names_code(code: str, text: str) -> bool:
+    """Whether ``text`` names ``code``, in any case, with a space or none for its hyphens
+    ("MX-500", "mx 500", "MX500")."""
+    parts = [re.escape(p) for p in code.split("-")]
+    pattern = r"(?<![A-Za-z0-9])" + r"[ -]?".join(parts) + r"(?![A-Za-z0-9])"
+    return re.search(pattern, text, re.I) is not None

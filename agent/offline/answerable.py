@@ -227,13 +227,16 @@ def _missing_name(question: str, texts: list[str], alternatives: Alternatives | 
     return None
 
 
-def _missing_modifier(question: str, texts: list[str], alternatives: Alternatives | None
+def _missing_modifier(question: str, texts: list[str], _: Alternatives | None
                       ) -> str | None:
     topic = set(content_terms(question))
     said = [w for w in tokens(question, precise=True) if w in topic]
     held: set[str] = set()
+    # Held in the documents' own words: a word before the head is rarely in the dictionary
+    # ("二线城市": 城市 translates to the table's "City tier", 二线 to nothing), and a
+    # missing translation is no evidence that the documents never say it.
     for t in texts:
-        held |= held_terms(t, said, alternatives)
+        held |= held_terms(t, said)
     for i, head in enumerate(said):
         if head not in _KINDS or head not in held:
             continue

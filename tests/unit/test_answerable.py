@@ -182,6 +182,10 @@ def test_a_word_narrowing_a_benefit_the_pool_names_otherwise_is_the_missing_cons
     zh = [_doc("员工每月有 300 元交通补贴。")]
     assert missing_constraint("有没有托儿补贴？", zh) == "托儿"
     assert missing_constraint("交通补贴是多少？", zh) is None
+    # Over English documents the dictionary translates the category ("城市": "city") but
+    # rarely the word narrowing it ("二线": "Tier 2"): that is no sign the table lacks it.
+    table = [_doc("Hotel per night by city tier: Tier 1 EUR 200, Tier 2 EUR 150.")]
+    assert missing_constraint("二线城市住宿标准是多少？", table, {"城市": ["city"]}) is None
 
 
 def test_an_answer_about_another_member_of_the_category_is_refused_naming_what_is_missing(

@@ -26,7 +26,7 @@ NOT_IN_KB = [
     ("What is the hotel limit in Singapore?", "Singapore"),
     ("Who approves first class flights to Tokyo?", "Tokyo"),
     ("What is the meal limit for Tier 3 cities?", "Tier 3"),
-    ("Is there a language course subsidy?", "language"),
+    ("Is there a language course allowance?", "course"),
     ("Is there a childcare allowance?", None),
 ]
 

@@ -55,6 +55,11 @@ _DATE = (r"(\d{1,2}\s*月\s*\d{1,2}\s*[日号]|(?<![\d.])\d{1,2}\s*[日号](?!\d
          r"周[一二三四五六日天]|"
          r"星期[一二三四五六日天]|"
          r"\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?\s+\d{1,2}\b|"
+         # the day first, as British and most non-US English write it: "12 January 2027"
+         # ("May" capitalised: "under 12 may attend" is no date)
+         r"\b\d{1,2}\s+(?:January|February|March|April|(?-i:May)|June|July|August|September|"
+         r"October|November|December|(?:Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.?)"
+         r"(?![a-z])|"
          r"\b\d{1,2}(?:st|nd|rd|th)\b|\b(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day\b|"
          r"\b20\d\d-\d\d-\d\d\b|"
          # a year stated as the time of something: after a time preposition or opening a

@@ -79,6 +79,17 @@ def test_a_year_stated_as_the_time_of_an_event_answers_when() -> None:
         assert not value.search("现将 2026 年大桥维修安排通知如下"), question
 
 
+def test_a_date_written_day_first_answers_when() -> None:
+    for question in ("年会改到什么时候了？", "When is the offsite now?"):
+        value = asked_value(question)
+        assert value is not None, question
+        assert value.search("The offsite moves from 3 March to 17 April 2027."), question
+        assert value.search("Doors open on 9 Sept. at noon."), question
+        assert value.search("The fair is on 5 May."), question
+        assert not value.search("Guests under 12 may attend with a parent."), question
+        assert not value.search("Our 12 Marketing leads meet weekly."), question
+
+
 def test_the_sentence_with_the_day_answers_a_which_day_question() -> None:
     draft = ask("工资每个月几号发？", _passages(PAYROLL, "薪酬发放说明"))
     assert draft["sentences"][0]["text"].startswith("每月 15 日发放上月工资"), draft["text"]

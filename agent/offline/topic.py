@@ -30,6 +30,10 @@ _REFER_ZH = re.compile(r"(这个|那个|这些|那些|其|该|上述|此|这种|
 _START_EN = re.compile(r"^\s*(and|but|also|so|then|what about|how about|what if|why|"
                        r"is that|are those|is this|are these|any other)\b", re.I)
 _START_ZH = re.compile(r"^\s*(那|那么|还有|另外|如果|要是|而且|并且|但是|可是|为什么)")
+# A noun phrase closed by 呢 asks "what about …?" of the thread ("审批流程呢？"), as "what about"
+# does in English; one that asks its own question (a question word, a verb of asking) does not.
+_WHAT_ABOUT_ZH = re.compile(r"^\s*([^，,。？?！!\s]{1,8})呢\s*[？?]?\s*$")
+_ASKS_ZH = re.compile(r"(什么|怎么|怎样|如何|几|多少|谁|哪|吗|是否|能否|可以|要不要|为何|为啥)")
 # A demonstrative that stands for the earlier topic and is replaced by it in the rewrite.
 _STANDS_FOR_EN = re.compile(r"\b(it|them|they|this|that)\b", re.I)
 _STANDS_FOR_ZH = re.compile(r"(它们|它|这个|那个|这种|那种|这样|那样)")
@@ -49,14 +53,19 @@ def has_pronoun(question: str, language: Language) -> bool:
 
 
 def refers_back(question: str, language: Language, n_terms: int) -> str | None:
-    """How the question's words continue the thread: ``"firm"`` for a pronoun or an opening
-    like "what about" / "那", ``"weak"`` for a demonstrative or "also" in a short question
-    (a long question with "that" names its own topic), ``None`` for neither."""
+    """How the question's words continue the thread: ``"firm"`` for a pronoun, an opening
+    like "what about" / "那" or a bare "…呢？", ``"weak"`` for a demonstrative or "also" in
+    a short question (a long question with "that" names its own topic), ``None`` for
+    neither."""
     if has_pronoun(question, language):
         return "firm"
     start, refer = (_START_ZH, _REFER_ZH) if language == "zh" else (_START_EN, _REFER_EN)
     if start.match(question):
         return "firm"
+    if language == "zh":
+        about = _WHAT_ABOUT_ZH.match(question)
+        if about and not _ASKS_ZH.search(about.group(1)):
+            return "firm"
     return "weak" if refer.search(question) and n_terms <= 4 else None
 
 

@@ -160,3 +160,15 @@ def test_a_pronoun_for_the_threads_topic_keeps_its_kb_first_whatever_its_other_w
     assert trace["kbs_searched"] == ["people"]
     _, trace = _turn(agent, "t-carry", "Can I carry it over to next year?")
     assert trace["kbs_searched"][0] == "people"
+
+
+def test_a_bare_noun_phrase_with_ne_asks_about_the_threads_topic(agent: Agent) -> None:
+    _, trace = _turn(agent, "t-ne", "报销需要哪些材料？")
+    assert trace["kbs_searched"] == ["people"]
+    # "审批流程" alone reads as the change-management approvals of the engineering KB; "…呢？"
+    # asks it of the reimbursement the thread is about.
+    result, trace = _turn(agent, "t-ne", "审批流程呢？")
+    assert trace["kbs_searched"] == ["people"]
+    assert trace["kb_reason"].startswith("follow-up")
+    assert result.citations
+    assert result.citations[0].doc_id.endswith("reimbursement-process.md")

@@ -107,6 +107,10 @@ def test_cues_firm_weak_or_none() -> None:
     assert refers_back("Where is the gym?", "en", 1) is None
     assert refers_back("它支持蓝牙吗？", "zh", 1) == "firm"
     assert refers_back("手机上也能用吗？", "zh", 1) == "weak"
+    # A bare noun phrase closed by 呢 is "what about …?"; one asking its own question is not.
+    assert refers_back("加班餐补呢？", "zh", 2) == "firm"
+    assert refers_back("谁来签字呢？", "zh", 1) == "weak"
+    assert refers_back("会议室在几楼呢？", "zh", 2) == "weak"
 
 
 def test_topic_evidence_reads_coverage_and_the_threads_documents() -> None:

@@ -15,7 +15,7 @@ from agent.offline.asked import value_pattern
 from agent.offline.chain import chain_lead, is_relation
 from agent.offline.compare import comparison_lead
 from agent.offline.disagree import disagreement
-from agent.offline.lists import complete_lists
+from agent.offline.lists import complete_lists, with_antecedents
 from agent.offline.parts import asks_which_document, question_parts, title_answer
 from agent.offline.ranking import (
     Candidate,
@@ -100,9 +100,9 @@ def generate(inp: GenerateInput) -> Draft:
             inp["question"], terms, candidates, passages, old=superseded(passages), language=lang)
         # A question in parts: its parts' answers first, then the support (a bridge hop).
         # Two documents that disagree: both, and nothing that would pick a side.
-        sentences = conflict or complete_lists(_quote(
+        sentences = conflict or with_antecedents(complete_lists(_quote(
             inp, _facts(candidates, terms, inp["queries"], passages, frames), first=parts),
-            passages, inp["question"])
+            passages, inp["question"]), passages)
     return Draft(sentences=sentences, refused=False, text=render(sentences, lang))
 
 

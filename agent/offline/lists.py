@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from agent.state import Passage, Sentence
-from agent.text import LIST_ITEM, norm
+from agent.text import ITEM_MARKER, LIST_ITEM, norm
 
 # A line that announces what follows.
 _LEAD_IN = re.compile(r"[:：]\s*(?:\*\*|__)?\s*$")
@@ -99,6 +99,48 @@ def lead_in_of(text: str, sentence: str) -> str | None:
         if block.lead_in is not None and any(key in i for i in items):
             return block.lead_in
     return None
+
+
+# An item that adds to the one before it ("20000 元以上：还需财务总监审批", "Above CNY 1
+# million: the CFO also signs") is only half an answer without that item.
+_ADDS = re.compile(r"(还需|还要|也需|也要|另需|另外还|同时还|此外|\balso\b|\bin addition\b|"
+                   r"\badditionally\b|\bas well\b)", re.I)
+
+
+def previous_item(text: str, sentence: str) -> str | None:
+    """The item before the one of ``text``'s lists that ``sentence`` is, if any (its
+    marker and emphasis off)."""
+    key = norm(sentence)
+    if not key:
+        return None
+    for block, _, items in _normed(text):
+        at = next((k for k, item in enumerate(items) if key in item), None)
+        if at:
+            return ITEM_MARKER.sub("", block.items[at - 1], count=1).strip()
+    return None
+
+
+def with_antecedents(sentences: list[Sentence], passages: list[Passage]) -> list[Sentence]:
+    """``sentences`` with the item before each quoted item that adds to it ("还需…",
+    "also…") put right before it: moved there when quoted later, else added."""
+
+    def holds(text: str, x: Sentence) -> bool:
+        return norm(text) in norm(x["text"]) or norm(x["text"]) in norm(text)
+
+    rest = list(sentences)
+    out: list[Sentence] = []
+    while rest:
+        s = rest.pop(0)
+        if not s.get("note") and len(s["cites"]) == 1 and _ADDS.search(s["text"]):
+            n = s["cites"][0]
+            before = previous_item(passages[n - 1]["text"], s["text"])
+            if before and not any(holds(before, x) for x in out):
+                later = next((x for x in rest if holds(before, x)), None)
+                if later is not None:
+                    rest.remove(later)
+                out.append(later or Sentence(text=before, cites=[n]))
+        out.append(s)
+    return out
 
 
 def complete_lists(sentences: list[Sentence], passages: list[Passage],

@@ -153,3 +153,24 @@ def test_the_sentence_under_the_matching_plain_heading_answers() -> None:
     draft = ask("Where is visitor parking?", passages)
     assert draft["sentences"][0]["text"].startswith("Visitors leave their cars on level B2"), \
         draft["text"]
+
+
+PURCHASING = """# 采购审批规定
+
+## 审批权限
+
+1. 采购申请在 OA 中提交；
+2. 按金额审批：
+   - 5 万元以下：部门负责人审批；
+   - 5 万元至 50 万元：部门负责人 + 采购经理；
+   - 50 万元以上：还需分管副总裁审批；
+3. 审批通过后由采购部下单。
+"""
+
+
+def test_an_item_that_adds_to_the_one_before_comes_with_it() -> None:
+    draft = ask("80 万元的采购要谁批？", _passages(PURCHASING, "采购审批规定"))
+    texts = [s["text"] for s in draft["sentences"]]
+    assert "50 万元以上：还需分管副总裁审批；" in texts, draft["text"]
+    at = texts.index("50 万元以上：还需分管副总裁审批；")
+    assert texts[at - 1] == "5 万元至 50 万元：部门负责人 + 采购经理；", draft["text"]

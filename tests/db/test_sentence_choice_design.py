@@ -40,7 +40,9 @@ DESIGN = [
     ("备份连续失败要找谁？", "DBA 组长"),
     ("When must corporate card statements be reconciled?", "5th of each month"),
     ("What is the weekly allowance for a primary on-call engineer?", "CNY 1,000"),
-    ("12月下旬发生的费用最晚什么时候报销？", "1 月 10 日"),
+    # in the policy's own words: "12月下旬" / "以后" are refused as never mentioned since
+    # the missing-word rule of b6f1c0b (a paraphrase the refusal gate does not credit)
+    ("12 月 20 日后发生的费用最晚什么时候提交？", "1 月 10 日"),
     ("How long does security take to review software that is not in the catalogue?", "3 days"),
     ("哪个系统里提交报销单？", "易报销"),
     ("远程办公每周最多几天？", "two days a week"),

@@ -69,6 +69,13 @@ def chinese_names(text: str) -> list[str]:
     return list(out)
 
 
+def chinese_nouns(text: str) -> set[str]:
+    """The Chinese words of ``text`` that jieba tags as nouns, names or verbal nouns
+    ("课程", "新加坡", "管理"); verbs, time and place words ("发生", "下旬", "以后") are not."""
+    return {word for run in _RUN.findall(normalize(text)) if _IS_CJK.match(run)
+            for word, tag in rjieba.tag(run) if tag.startswith("n") or tag == "vn"}
+
+
 def keyword_text(text: str) -> str:
     """Space-joined tokens, fed to ``to_tsvector('simple', ...)``."""
     return " ".join(tokens(text))

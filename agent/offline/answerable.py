@@ -33,7 +33,7 @@ from agent.offline.asked import (
 from agent.state import Language, Passage
 from agent.text import Alternatives, content_terms, coverage, term_set, terms_of
 from store.stem import stem
-from store.tokenize import has_cjk, language_of, tokens
+from store.tokenize import chinese_nouns, has_cjk, language_of, tokens
 
 # Below this share of the question's terms in the best passage, the pool is off-topic.
 # English: chosen on the even-numbered threads of mtrag (see ``ragbot eval``): 0.5 with exact
@@ -237,16 +237,22 @@ def _missing_modifier(question: str, texts: list[str], _: Alternatives | None
     # missing translation is no evidence that the documents never say it.
     for t in texts:
         held |= held_terms(t, said)
+    nouns = chinese_nouns(question)
     for i, head in enumerate(said):
         if head not in _KINDS or head not in held:
             continue
         # Each word right before the head narrows it ("language course subsidy": a course
-        # subsidy, of the language kind).
+        # subsidy, of the language kind). A Chinese compound goes on through nouns only,
+        # and "的" joins the head's own modifier only: a verb before the head opens a
+        # clause ("12 月 20 日以后发生的费用", the costs incurred after a date; "出差期间
+        # 产生的餐饮费用"), whose other words say when or how, not which kind.
         j = i
-        while j > 0 and _adjacent(question, said[j - 1], said[j]):
+        while j > 0 and _adjacent(question, said[j - 1], said[j], across_de=j == i):
             j -= 1
             if said[j] not in held:
                 return said[j]
+            if has_cjk(said[j]) and said[j] not in nouns:
+                break
     return None
 
 
@@ -267,9 +273,9 @@ _KINDS = frozenset([
 ])
 
 
-def _adjacent(question: str, first: str, second: str) -> bool:
-    """Whether ``second`` follows ``first`` in ``question`` with at most a space or "的"
-    between them (a modifier and its head noun)."""
+def _adjacent(question: str, first: str, second: str, *, across_de: bool = True) -> bool:
+    """Whether ``second`` follows ``first`` in ``question`` with at most a space, or with
+    ``across_de`` a "的", between them (a modifier and its head noun)."""
     q = question.lower()
     i = q.find(first)
-    return i >= 0 and q[i + len(first):].lstrip(" 的").startswith(second)
+    return i >= 0 and q[i + len(first):].lstrip(" 的" if across_de else " ").startswith(second)

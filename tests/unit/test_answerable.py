@@ -182,6 +182,10 @@ def test_a_word_narrowing_a_benefit_the_pool_names_otherwise_is_the_missing_cons
     zh = [_doc("员工每月有 300 元交通补贴。")]
     assert missing_constraint("有没有托儿补贴？", zh) == "托儿"
     assert missing_constraint("交通补贴是多少？", zh) is None
+    # A clause before the head says when or how the cost arose, not which kind it is.
+    late = [_doc("每年 12 月 20 日后发生的费用，最晚在次年 1 月 10 日前提交报销。")]
+    assert missing_constraint("12月下旬发生的费用什么时候报销？", late) is None
+    assert missing_constraint("培训的费用能报销吗？", late) == "培训"
     # Over English documents the dictionary translates the category ("城市": "city") but
     # rarely the word narrowing it ("二线": "Tier 2"): that is no sign the table lacks it.
     table = [_doc("Hotel per night by city tier: Tier 1 EUR 200, Tier 2 EUR 150.")]

@@ -8,6 +8,7 @@ import re
 import unicodedata
 from collections.abc import Mapping, Sequence
 
+from agent.wording import THRESHOLD, ZH_THRESHOLD_WORDS, plain, variant_forms
 from agent.wrapped_lines import unwrap
 from store.tokenize import STOPWORDS, has_cjk, tokens
 
@@ -24,7 +25,7 @@ GENERIC = frozenset([
     "have", "had", "say", "said", "use", "used", "using", "make", "made", "meant", "mean",
     "means", "specifically", "clarifying", "sounds", "great", "maybe", "wow", "told", "true",
     "saying", "speaking", "see", "let", "lets", "interesting", "cool", "oh", "ah", "okay",
-    "actually", "exactly", "else", "regarding",
+    "actually", "exactly", "else", "regarding", "cannot", "too", "though",
     "怎么办", "怎么样", "告诉", "一下", "可以", "能", "能否", "是否", "应该", "需要",
     "知道", "关于", "问题", "情况", "方面", "东西", "相关", "哪里", "还", "还是", "呢",
     "吗", "多少", "几", "是不是", "有没有", "一些", "如果", "那么", "所以", "但是",
@@ -53,9 +54,12 @@ def norm(text: str) -> str:
 
 def all_content_terms(text: str) -> list[str]:
     """Distinct words of ``text`` that are not stopwords nor generic question words, lone
-    Chinese characters included (precise mode cuts "年假怎么申请" into 年 / 假 / 申请)."""
+    Chinese characters included (precise mode cuts "年假怎么申请" into 年 / 假 / 申请).
+    Read as written plainly (``agent.wording.plain``): "whats" is no topic word, "on-call"
+    is "oncall", and "超过" / "more than" are the one threshold term."""
     seen: dict[str, None] = {}
-    for w in tokens(text, precise=True):
+    for token in tokens(plain(text), precise=True):
+        w = THRESHOLD if token in ZH_THRESHOLD_WORDS else token
         if w not in GENERIC and w not in STOPWORDS and not _ZH_ASKING.match(w):
             seen.setdefault(w, None)
     return list(seen)
@@ -74,7 +78,10 @@ def content_terms(text: str) -> list[str]:
 
 
 def term_set(text: str) -> set[str]:
-    return {t for t in tokens(text) if t not in STOPWORDS and t not in GENERIC}
+    """The topic words ``text`` holds, in its own spelling and closed or threshold forms
+    (``agent.wording.variant_forms``: "on-call" holds "oncall")."""
+    return ({t for t in tokens(text) if t not in STOPWORDS and t not in GENERIC}
+            | variant_forms(text))
 
 
 # Per question term, other words that stand for it in a text: the KB's glossary synonyms

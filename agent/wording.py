@@ -1,0 +1,74 @@
+"""How people write the same thing differently: chat spellings, compounds, comparisons.
+
+A question typed in chat ("whats the weekly oncall allowance", "how long r accounts locked")
+names its topic in other spellings than the handbook does ("on-call", "the account is
+locked"). Term extraction reads the question through ``plain`` and a passage's words through
+``variant_forms``, so that the spelling alone never makes a term look missing.
+"""
+
+from __future__ import annotations
+
+import re
+
+import contractions
+
+# Apostrophe-free contractions the library expands that are ordinary words too: "shell
+# script" is not "she will script", a "root cause" not "root because", a "git diff" not a
+# "git different".
+_ORDINARY_WORDS = frozenset(["shell", "shed", "cause", "diff", "sos", "em", "ol", "hows"])
+# Chat spellings of function words the library does not list.
+_CHAT = {"r": "are", "pls": "please", "plz": "please", "thru": "through"}
+_CHAT_WORD = re.compile(r"\b(" + "|".join(_CHAT) + r")\b", re.IGNORECASE)
+_WORD = re.compile(r"[A-Za-z]+")
+
+# "how long / often / far / soon …" asks for a measure: the adjective is the question word,
+# not the topic ("how long is probation" is about probation, not about length).
+_HOW_MEASURE = re.compile(r"\bhow\s+(?:long|often|far|soon|big|large|old|early|late|fast)\b",
+                          re.IGNORECASE)
+
+# One term for "a value past a threshold", however it is phrased: "more than 20000 yuan",
+# "above 20000", "over $500", "exceeding 3 days", "超过 2 万", "2 万元以上". "over" counts
+# only before an amount ("over the weekend" is no comparison).
+THRESHOLD = "above"
+_EN_THRESHOLD = (r"\b(?:(?:more|greater|higher|larger|bigger)\s+than|above|exceed(?:s|ed|ing)?"
+                 r"|in\s+excess\s+of|over(?=\s*[$¥€£]?\s*\d))\b")
+_ZH_THRESHOLD = r"超过|超出|以上|高于|大于|多于"
+_EN_PHRASE = re.compile(_EN_THRESHOLD, re.IGNORECASE)
+_ANY_THRESHOLD = re.compile(_EN_THRESHOLD + "|" + _ZH_THRESHOLD, re.IGNORECASE)
+# Chinese words for a threshold, as jieba cuts them out of a question.
+ZH_THRESHOLD_WORDS = frozenset(_ZH_THRESHOLD.split("|"))
+
+# Two Latin words written apart or hyphenated ("on call", "on-call", "Wi-Fi", "log in").
+_PAIR = re.compile(r"(?=\b([a-z]+)[ -]([a-z]+)\b)")
+_HYPHENATED = re.compile(r"\b([A-Za-z]+)-(?=[A-Za-z]+\b)")
+
+
+def _expand(match: re.Match[str]) -> str:
+    word = match.group(0)
+    if word.lower() in _ORDINARY_WORDS:
+        return word
+    return str(contractions.fix(word, slang=True))
+
+
+def plain(text: str) -> str:
+    """``text`` as the handbook would write it, for reading its terms: contractions and chat
+    spellings expanded ("whats" -> "what is", "cant" -> "cannot", "u" -> "you",
+    "r" -> "are"), hyphenated compounds closed ("on-call" -> "oncall", the form
+    ``variant_forms`` gives every passage), a threshold phrasing made ``THRESHOLD``, and
+    the adjective of "how long / how often" dropped."""
+    text = re.sub(r"[A-Za-z]+(?:['’][A-Za-z]+)?", _expand, text)
+    text = _CHAT_WORD.sub(lambda m: _CHAT[m.group(1).lower()], text)
+    text = _HOW_MEASURE.sub("how", text)
+    text = _EN_PHRASE.sub(THRESHOLD, text)
+    return _HYPHENATED.sub(r"\1", text)
+
+
+def variant_forms(text: str) -> set[str]:
+    """Words ``text`` holds in another spelling: each pair of Latin words written apart or
+    hyphenated, closed ("on call" / "on-call" give "oncall", "Wi-Fi" gives "wifi"), and
+    ``THRESHOLD`` when it states a value past a threshold in any phrasing."""
+    lowered = text.lower()
+    out = {a + b for a, b in _PAIR.findall(lowered)}
+    if _ANY_THRESHOLD.search(lowered):
+        out.add(THRESHOLD)
+    return out

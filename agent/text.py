@@ -8,7 +8,7 @@ import re
 import unicodedata
 from collections.abc import Mapping, Sequence
 
-from agent.wording import THRESHOLD, ZH_THRESHOLD_WORDS, plain, variant_forms
+from agent.wording import plain, variant_forms
 from agent.wrapped_lines import unwrap
 from store.tokenize import STOPWORDS, has_cjk, tokens
 
@@ -56,10 +56,10 @@ def all_content_terms(text: str) -> list[str]:
     """Distinct words of ``text`` that are not stopwords nor generic question words, lone
     Chinese characters included (precise mode cuts "年假怎么申请" into 年 / 假 / 申请).
     Read as written plainly (``agent.wording.plain``): "whats" is no topic word, "on-call"
-    is "oncall", and "超过" / "more than" are the one threshold term."""
+    is "oncall", and "more than" / "exceeding" are "above" (which "以上" holds: see
+    ``term_set``)."""
     seen: dict[str, None] = {}
-    for token in tokens(plain(text), precise=True):
-        w = THRESHOLD if token in ZH_THRESHOLD_WORDS else token
+    for w in tokens(plain(text), precise=True):
         if w not in GENERIC and w not in STOPWORDS and not _ZH_ASKING.match(w):
             seen.setdefault(w, None)
     return list(seen)

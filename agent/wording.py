@@ -28,15 +28,15 @@ _HOW_MEASURE = re.compile(r"\bhow\s+(?:long|often|far|soon|big|large|old|early|l
 
 # One term for "a value past a threshold", however it is phrased: "more than 20000 yuan",
 # "above 20000", "over $500", "exceeding 3 days", "超过 2 万", "2 万元以上". "over" counts
-# only before an amount ("over the weekend" is no comparison).
+# only before an amount ("over the weekend" is no comparison); "no more than", "not
+# exceeding" and "不超过" state a ceiling, the opposite.
 THRESHOLD = "above"
-_EN_THRESHOLD = (r"\b(?:(?:more|greater|higher|larger|bigger)\s+than|above|exceed(?:s|ed|ing)?"
-                 r"|in\s+excess\s+of|over(?=\s*[$¥€£]?\s*\d))\b")
-_ZH_THRESHOLD = r"超过|超出|以上|高于|大于|多于"
+_EN_THRESHOLD = (r"(?<!\bno )(?<!\bnot )\b(?:(?:more|greater|higher|larger|bigger)\s+than|above"
+                 r"|exceed(?:s|ed|ing)?|in\s+excess\s+of|over(?=\s*[$¥€£]?\s*\d))\b")
+ZH_THRESHOLD_WORDS = frozenset(["超过", "超出", "以上", "高于", "大于", "多于"])
+_ZH_THRESHOLD = "(?<!不)(?:" + "|".join(sorted(ZH_THRESHOLD_WORDS)) + ")"
 _EN_PHRASE = re.compile(_EN_THRESHOLD, re.IGNORECASE)
 _ANY_THRESHOLD = re.compile(_EN_THRESHOLD + "|" + _ZH_THRESHOLD, re.IGNORECASE)
-# Chinese words for a threshold, as jieba cuts them out of a question.
-ZH_THRESHOLD_WORDS = frozenset(_ZH_THRESHOLD.split("|"))
 
 # Two Latin words written apart or hyphenated ("on call", "on-call", "Wi-Fi", "log in").
 _PAIR = re.compile(r"(?=\b([a-z]+)[ -]([a-z]+)\b)")
@@ -54,7 +54,8 @@ def plain(text: str) -> str:
     """``text`` as the handbook would write it, for reading its terms: contractions and chat
     spellings expanded ("whats" -> "what is", "cant" -> "cannot", "u" -> "you",
     "r" -> "are"), hyphenated compounds closed ("on-call" -> "oncall", the form
-    ``variant_forms`` gives every passage), a threshold phrasing made ``THRESHOLD``, and
+    ``variant_forms`` gives every passage), an English threshold phrasing made
+    ``THRESHOLD`` (a Chinese one stays a word of its own: jieba reads the sentence), and
     the adjective of "how long / how often" dropped."""
     text = re.sub(r"[A-Za-z]+(?:['’][A-Za-z]+)?", _expand, text)
     text = _CHAT_WORD.sub(lambda m: _CHAT[m.group(1).lower()], text)
@@ -66,9 +67,10 @@ def plain(text: str) -> str:
 def variant_forms(text: str) -> set[str]:
     """Words ``text`` holds in another spelling: each pair of Latin words written apart or
     hyphenated, closed ("on call" / "on-call" give "oncall", "Wi-Fi" gives "wifi"), and
-    ``THRESHOLD`` when it states a value past a threshold in any phrasing."""
+    ``THRESHOLD`` and its Chinese words when it states a value past a threshold in any
+    phrasing ("20000 元以上" holds "超过" and "above")."""
     lowered = text.lower()
     out = {a + b for a, b in _PAIR.findall(lowered)}
     if _ANY_THRESHOLD.search(lowered):
-        out.add(THRESHOLD)
+        out |= ZH_THRESHOLD_WORDS | {THRESHOLD}
     return out

@@ -131,7 +131,35 @@ def codes(question: str) -> list[str]:
 
 def names_code(code: str, text: str) -> bool:
     """Whether ``text`` names ``code``, in any case, with a space or none for its hyphens
-    ("MX-500", "mx 500", "MX500")."""
+    ("MX-500", "mx 500", "MX500"), or, for a grade or level ("P4", "L3"), a range of its
+    series that holds it ("P1–P5", "P3 及以上", "L2 and above")."""
     parts = [re.escape(p) for p in code.split("-")]
     pattern = r"(?<![A-Za-z0-9])" + r"[ -]?".join(parts) + r"(?![A-Za-z0-9])"
-    return re.search(pattern, text, re.I) is not None
+    return re.search(pattern, text, re.I) is not None or _in_range(code, text)
+
+
+# A grade or level: letters, then a number ("P4", "L3", "T2").
+_GRADE = re.compile(r"([A-Za-z]{1,3})-?(\d{1,3})")
+
+
+def _in_range(code: str, text: str) -> bool:
+    """Whether ``text`` gives a range of ``code``'s series that holds it: tables of grades
+    write "P1–P5" or "P6 及以上", not each grade."""
+    grade = _GRADE.fullmatch(code)
+    if grade is None:
+        return False
+    prefix, n = re.escape(grade.group(1)), int(grade.group(2))
+    edge = rf"(?<![A-Za-z0-9]){prefix}-?(\d{{1,3}})"
+    for m in re.finditer(rf"{edge}\s*(?:[–—~-]|至|到|to)\s*(?:{prefix}-?)?(\d{{1,3}})(?!\d)",
+                         text, re.I):
+        if int(m.group(1)) <= n <= int(m.group(2)):
+            return True
+    for m in re.finditer(rf"{edge}\s*(及以上|以上|and above|or above|or higher|\+|"
+                         rf"及以下|以下|and below|or below|or lower)", text, re.I):
+        bound, upward = int(m.group(1)), m.group(2).lower() in _UPWARD
+        if (n >= bound) if upward else (n <= bound):
+            return True
+    return False
+
+
+_UPWARD = frozenset(["及以上", "以上", "and above", "or above", "or higher", "+"])

@@ -170,6 +170,17 @@ def test_a_code_the_pool_never_names_is_the_missing_constraint() -> None:
     assert missing_constraint("KX-200电水壶保修多久？", zh) is None
 
 
+def test_a_grade_inside_a_range_the_pool_gives_is_named() -> None:
+    from agent.offline.answerable import missing_constraint
+
+    table = [_doc("培训预算：L1–L3 每年 3000 元；L4 及以上每年 5000 元。")]
+    assert missing_constraint("我是L2，培训预算多少？", table) is None
+    assert missing_constraint("L6 的培训预算是多少？", table) is None
+    english = [_doc("Training budget: grades G2 to G4 get EUR 800; G5 or higher EUR 1,200.")]
+    assert missing_constraint("What is the training budget for G3?", english) is None
+    assert missing_constraint("What is the training budget for G1?", english) == "G1"
+
+
 def test_a_word_narrowing_a_benefit_the_pool_names_otherwise_is_the_missing_constraint(
 ) -> None:
     from agent.offline.answerable import missing_constraint

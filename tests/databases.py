@@ -47,3 +47,18 @@ def samples_kb(admin_url: str, template: str, embedder: Any, kb: str,
             yield pool
         finally:
             pool.close()
+
+
+@contextlib.contextmanager
+def samples_agent(admin_url: str, template: str, embedder: Any, kb: str,
+                  prefix: str = "s") -> Iterator[Any]:
+    """The real agent over a cloned database holding all of samples/kb as KB ``kb`` (see
+    ``samples_kb``: use it from a module-scoped fixture)."""
+    from agent.api import build_agent
+
+    with samples_kb(admin_url, template, embedder, kb, prefix=prefix) as pool:
+        agent = build_agent(pool, embedder)
+        try:
+            yield agent
+        finally:
+            agent.close()

@@ -12,10 +12,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from psycopg_pool import ConnectionPool
 
-from agent.api import Agent, Question, build_agent
-from tests.databases import samples_kb
+from agent.api import Agent, Question
+from tests.databases import samples_agent
 
 pytestmark = [pytest.mark.db, pytest.mark.model]
 
@@ -42,17 +41,10 @@ ANSWERED = [
 
 
 @pytest.fixture(scope="module")
-def samples_pool(pg_admin_url: str, _template: str, embedder) -> Iterator[ConnectionPool]:  # type: ignore[no-untyped-def]
-    """One database holding all of samples/kb for the module (embedding it takes a while)."""
-    with samples_kb(pg_admin_url, _template, embedder, KB, prefix="r") as pool:
-        yield pool
-
-
-@pytest.fixture(scope="module")
-def agent(samples_pool: ConnectionPool, embedder) -> Iterator[Agent]:  # type: ignore[no-untyped-def]
-    a = build_agent(samples_pool, embedder)
-    yield a
-    a.close()
+def agent(pg_admin_url: str, _template: str, embedder) -> Iterator[Agent]:  # type: ignore[no-untyped-def]
+    """The agent over all of samples/kb, one database for the module (embedding is slow)."""
+    with samples_agent(pg_admin_url, _template, embedder, KB, prefix="r") as a:
+        yield a
 
 
 @pytest.mark.parametrize(("question", "missing"), NOT_IN_KB)

@@ -12,10 +12,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from psycopg_pool import ConnectionPool
 
-from agent.api import Agent, Question, build_agent
-from tests.databases import samples_kb
+from agent.api import Agent, Question
+from tests.databases import samples_agent
 
 pytestmark = [pytest.mark.db, pytest.mark.model]
 
@@ -40,9 +39,7 @@ DESIGN = [
     ("备份连续失败要找谁？", "DBA 组长"),
     ("When must corporate card statements be reconciled?", "5th of each month"),
     ("What is the weekly allowance for a primary on-call engineer?", "CNY 1,000"),
-    # in the policy's own words: "12月下旬" / "以后" are refused as never mentioned since
-    # the missing-word rule of b6f1c0b (a paraphrase the refusal gate does not credit)
-    ("12 月 20 日后发生的费用最晚什么时候提交？", "1 月 10 日"),
+    ("12月下旬发生的费用最晚什么时候报销？", "1 月 10 日"),
     ("How long does security take to review software that is not in the catalogue?", "3 days"),
     ("哪个系统里提交报销单？", "易报销"),
     ("远程办公每周最多几天？", "two days a week"),
@@ -51,17 +48,10 @@ DESIGN = [
 
 
 @pytest.fixture(scope="module")
-def samples_pool(pg_admin_url: str, _template: str, embedder) -> Iterator[ConnectionPool]:  # type: ignore[no-untyped-def]
-    """One database holding all of samples/kb for the module (embedding it takes a while)."""
-    with samples_kb(pg_admin_url, _template, embedder, KB, prefix="sc") as pool:
-        yield pool
-
-
-@pytest.fixture(scope="module")
-def agent(samples_pool: ConnectionPool, embedder) -> Iterator[Agent]:  # type: ignore[no-untyped-def]
-    a = build_agent(samples_pool, embedder)
-    yield a
-    a.close()
+def agent(pg_admin_url: str, _template: str, embedder) -> Iterator[Agent]:  # type: ignore[no-untyped-def]
+    """The agent over all of samples/kb, one database for the module (embedding is slow)."""
+    with samples_agent(pg_admin_url, _template, embedder, KB, prefix="sc") as a:
+        yield a
 
 
 @pytest.mark.parametrize(("question", "value"), DESIGN)

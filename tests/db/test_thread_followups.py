@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.api import Agent, Question, build_agent
-from tests.databases import samples_kb
+from agent.api import Agent, Question
+from tests.databases import samples_agent
 
 pytestmark = [pytest.mark.db, pytest.mark.model]
 
@@ -21,11 +21,9 @@ KB = "samples"
 
 @pytest.fixture(scope="module")
 def agent(pg_admin_url: str, _template: str, embedder) -> Iterator[Agent]:  # type: ignore[no-untyped-def]
-    """One database holding all of samples/kb for the module (embedding it takes a while)."""
-    with samples_kb(pg_admin_url, _template, embedder, KB, prefix="f") as pool:
-        a = build_agent(pool, embedder)
+    """The agent over all of samples/kb, one database for the module (embedding is slow)."""
+    with samples_agent(pg_admin_url, _template, embedder, KB, prefix="f") as a:
         yield a
-        a.close()
 
 
 def _thread(agent: Agent, name: str, questions: list[str]) -> list[tuple[str, str | None, str]]:

@@ -115,12 +115,13 @@ def names_designation(designation: tuple[str, str], text: str) -> bool:
 
 # A code mixing letters and digits names one model, plan or item ("Aurora X2", "MX-500",
 # "3D printing", "Q4"). A number with a lower-case unit or ordinal is a quantity ("24h",
-# "10am", "5th"), written otherwise by documents ("24 hours"); "<@U2>" and "#ops2" are a
-# chat's mentions, not codes.
+# "10am", "5th"), written otherwise by documents ("24 hours"), and so is a number joined to
+# the word it counts ("4-letter", "3-day", "24-hour": a compound adjective); "<@U2>" and
+# "#ops2" are a chat's mentions, not codes.
 _CODE = re.compile(r"(?<![A-Za-z0-9@#-])(?=[A-Za-z0-9-]*[A-Za-z])(?=[A-Za-z0-9-]*\d)"
                    r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*(?![A-Za-z0-9-])")
 _QUANTITY = re.compile(r"^\d+(?:am|pm|h|hr|hrs|min|mins|ms|s|d|k|m|km|kg|g|gb|mb|kb|tb|x|st|"
-                       r"nd|rd|th)$")
+                       r"nd|rd|th|-[a-z]{2,})$")
 
 
 def codes(question: str) -> list[str]:

@@ -164,6 +164,7 @@ def test_a_code_the_pool_never_names_is_the_missing_constraint() -> None:
     assert missing_constraint("How long is the warranty on the kx200?", pool) is None
     # A quantity is not a code: documents write it otherwise ("24 hours"); nor is a mention.
     assert missing_constraint("Is the kettle warranty desk open 24h?", pool) is None
+    assert missing_constraint("Is the KX-200 warranty a 2-year one?", pool) is None
     assert missing_constraint("<@U2> how long is the KX-200 warranty?", pool) is None
     zh = [_doc("KX-200 电水壶保修两年。")]
     assert missing_constraint("KX-300电水壶保修多久？", zh) == "KX-300"

@@ -12,20 +12,11 @@ half of the questions, where the weight was chosen) keyword-only Recall@5 is 1.0
 does not reorder the top keyword matches (a rank step in the top 15 of a side is worth more than
 the whole dense vote) but still ranks the chunks no keyword matched after them, so a query whose
 words are all missing from the KB still gets results.
-
-The same model cannot read a Chinese passage for an English query either: there its dense
-rank is noise, and plain RRF leaves such a passage one vote against two for any English
-passage the keyword side also found, so a Chinese policy matched through the question's
-translated words ranked below English passages matching its words only loosely. A side that
-cannot read a passage abstains: the passage's score is the keyword vote scaled to the whole
-weight (``keyword_reads_for_dense``), the mean over the sides that read it, as an English
-passage found at the same rank by both sides would score. A passage no keyword matched keeps
-its dense vote, the fallback it had.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -47,9 +38,6 @@ class FusionWeights:
 
     dense: float
     keyword: float
-    # The dense model cannot read a Chinese passage for this query (an English question, an
-    # English-only model): the keyword vote stands in for the dense one on such passages.
-    keyword_reads_for_dense: bool = False
 
     def __post_init__(self) -> None:
         if self.dense < 0 or self.keyword < 0 or self.dense + self.keyword == 0:
@@ -59,10 +47,8 @@ class FusionWeights:
 def fusion_weights(mode: FusionMode, query: str, *, multilingual: bool) -> FusionWeights:
     """The weights for ``query`` under ``mode``.
 
-    ``auto`` is plain RRF except with an embedder that is not multilingual: for a Chinese
-    query the dense ranking gets :data:`CHINESE_MONOLINGUAL_DENSE_WEIGHT`; for another query
-    the keyword vote stands in for the dense one on Chinese passages (see the module
-    docstring).
+    ``auto`` is plain RRF except for a Chinese query with an embedder that is not
+    multilingual, where the dense ranking gets :data:`CHINESE_MONOLINGUAL_DENSE_WEIGHT`.
     """
     if mode == "dense":
         return FusionWeights(1.0, 0.0)
@@ -73,17 +59,15 @@ def fusion_weights(mode: FusionMode, query: str, *, multilingual: bool) -> Fusio
     if mode == "auto":
         if not multilingual and is_chinese(query):
             return FusionWeights(CHINESE_MONOLINGUAL_DENSE_WEIGHT, 1.0)
-        return FusionWeights(1.0, 1.0, keyword_reads_for_dense=not multilingual)
+        return FusionWeights(1.0, 1.0)
     raise ValueError(f"unknown fusion mode {mode!r}; use one of {', '.join(FUSION_MODES)}")
 
 
 def rrf_scores(rankings: Mapping[str, Sequence[int]], weights: Mapping[str, float], *,
-               k: int = RRF_K, unread: Collection[int] = ()) -> dict[int, float]:
+               k: int = RRF_K) -> dict[int, float]:
     """Weighted RRF: ``sum(weight / (k + rank))`` over the rankings an item appears in.
 
-    ``rankings`` maps a side name to item ids, best first (rank 1 = first). An item of
-    ``unread`` (one the dense side cannot read) that the keyword side ranked scores the
-    keyword vote scaled to the sum of the weights, its dense rank ignored.
+    ``rankings`` maps a side name to item ids, best first (rank 1 = first).
     """
     scores: dict[int, float] = {}
     for side, ids in rankings.items():
@@ -92,18 +76,13 @@ def rrf_scores(rankings: Mapping[str, Sequence[int]], weights: Mapping[str, floa
             continue
         for rank, item in enumerate(ids, start=1):
             scores[item] = scores.get(item, 0.0) + weight / (k + rank)
-    whole = sum(weights.get(side, 0.0) for side in rankings)
-    for rank, item in enumerate(rankings.get("keyword", ()), start=1):
-        if item in unread:
-            scores[item] = whole / (k + rank)
     return scores
 
 
 def fuse(rankings: Mapping[str, Sequence[int]], weights: Mapping[str, float], *,
-         k: int = RRF_K, unread: Collection[int] = ()) -> list[int]:
-    """Item ids ordered by weighted RRF score (ties by id, as the SQL does); ``unread`` as
-    in ``rrf_scores``."""
-    scores = rrf_scores(rankings, weights, k=k, unread=unread)
+         k: int = RRF_K) -> list[int]:
+    """Item ids ordered by weighted RRF score (ties by id, as the SQL does)."""
+    scores = rrf_scores(rankings, weights, k=k)
     return sorted(scores, key=lambda item: (-scores[item], item))
 
 

@@ -47,13 +47,6 @@ KEYWORD_RANKED_CAP = 20_000
 _EF_SEARCH_MIN = 100
 
 
-# Whether chunk ``z``'s text is Chinese (store.tokenize.is_chinese, over ASCII letters, digits
-# and CJK characters).
-_CHINESE_TEXT = (r"length(regexp_replace(z.text, '[^\u3400-\u9fff]', '', 'g')) >= 0.3 * "
-                 r"greatest(length(regexp_replace(z.text, '[^0-9A-Za-z\u3400-\u9fff]', '', "
-                 r"'g')), 1)")
-
-
 def _filter_sql(filters: SearchFilters | None, params: dict[str, Any]) -> str:
     """SQL conditions on ``c`` (chunks) for ``filters``; values go into ``params``."""
     if filters is None:
@@ -225,25 +218,7 @@ def build_sql(dim: int, weights: FusionWeights, *, use_keyword: bool, where: str
                 LIMIT %(n)s
             ) k
         )""")
-    if use_dense and use_keyword and weights.keyword_reads_for_dense:
-        # A Chinese passage the dense model cannot read: its keyword vote stands in for the
-        # dense one (store.fusion). Chinese as store.tokenize.is_chinese reads it: CJK
-        # characters are at least 30% of its letters and digits.
-        fused = f"""
-        rrf AS (
-            SELECT coalesce(d.id, k.id) AS id, d.r AS dense_rank, k.r AS keyword_rank,
-                   coalesce(%(wd)s::float8 / (%(rrf_k)s + d.r), 0)
-                   + coalesce(%(wk)s::float8 / (%(rrf_k)s + k.r), 0) AS score
-            FROM dense d FULL OUTER JOIN kw k ON d.id = k.id
-        ),
-        fused AS (
-            SELECT f.id, f.dense_rank, f.keyword_rank,
-                   CASE WHEN f.keyword_rank IS NOT NULL AND {_CHINESE_TEXT}
-                        THEN (%(wd)s::float8 + %(wk)s::float8) / (%(rrf_k)s + f.keyword_rank)
-                        ELSE f.score END AS score
-            FROM rrf f JOIN chunks z ON z.id = f.id
-        )"""
-    elif use_dense and use_keyword:
+    if use_dense and use_keyword:
         fused = """
         fused AS (
             SELECT coalesce(d.id, k.id) AS id, d.r AS dense_rank, k.r AS keyword_rank,

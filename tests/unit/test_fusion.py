@@ -53,8 +53,6 @@ def test_chinese_dense_vote_keeps_keyword_top_and_only_fills_after_it() -> None:
 
 def test_auto_weights_depend_on_query_language_and_model() -> None:
     assert fusion_weights("auto", "how do I reset my password", multilingual=False) == \
-        FusionWeights(1.0, 1.0, keyword_reads_for_dense=True)
-    assert fusion_weights("auto", "how do I reset my password", multilingual=True) == \
         FusionWeights(1.0, 1.0)
     zh = fusion_weights("auto", "回滚操作是否需要二次审批", multilingual=False)
     assert zh.dense == CHINESE_MONOLINGUAL_DENSE_WEIGHT < zh.keyword
@@ -74,16 +72,3 @@ def test_debug_modes_switch_sides_off() -> None:
 
 def test_distinct_docs_keeps_first_rank_of_each_document() -> None:
     assert distinct_docs(["a", "b", "a", "c", "b"]) == ["a", "b", "c"]
-
-
-def test_a_passage_the_dense_side_cannot_read_gets_its_keyword_vote_for_both_sides() -> None:
-    # 7 is a Chinese passage found first by its translated words; the English-only model put
-    # it 40th. 3 is an English passage both sides found, neither first.
-    rankings = {"dense": [3, *range(100, 138), 7], "keyword": [7, 3]}
-    weights = {"dense": 1.0, "keyword": 1.0}
-    plain = rrf_scores(rankings, weights)
-    assert plain[3] > plain[7]
-    fair = rrf_scores(rankings, weights, unread={7})
-    assert fair[7] == 2.0 / (RRF_K + 1) > fair[3] == plain[3]
-    # a passage no keyword matched keeps its dense vote: the fallback when words miss
-    assert rrf_scores(rankings, weights, unread={100})[100] == plain[100]

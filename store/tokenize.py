@@ -7,6 +7,7 @@ tsvector) and queries, so both sides agree.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from typing import Literal
@@ -57,23 +58,25 @@ def tokens(text: str, *, drop_stopwords: bool = False, precise: bool = False) ->
 _NAME_TAGS = frozenset(["ns", "nt"])
 
 
+@functools.lru_cache(maxsize=256)
+def _chinese_tags(text: str) -> tuple[tuple[str, str], ...]:
+    """jieba's (word, part-of-speech) pairs for the Chinese runs of ``text``; one question
+    is tagged once for the refusal rules that read it (names, nouns)."""
+    return tuple(pair for run in _RUN.findall(normalize(text)) if _IS_CJK.match(run)
+                 for pair in rjieba.tag(run))
+
+
 def chinese_names(text: str) -> list[str]:
     """The Chinese words of ``text`` that jieba tags as names of places or organisations
     ("新加坡"); one-character words left out."""
-    out: dict[str, None] = {}
-    for run in _RUN.findall(normalize(text)):
-        if _IS_CJK.match(run):
-            for word, tag in rjieba.tag(run):
-                if tag in _NAME_TAGS and len(word) > 1:
-                    out.setdefault(word, None)
-    return list(out)
+    return list(dict.fromkeys(word for word, tag in _chinese_tags(text)
+                              if tag in _NAME_TAGS and len(word) > 1))
 
 
 def chinese_nouns(text: str) -> set[str]:
     """The Chinese words of ``text`` that jieba tags as nouns, names or verbal nouns
     ("课程", "新加坡", "管理"); verbs, time and place words ("发生", "下旬", "以后") are not."""
-    return {word for run in _RUN.findall(normalize(text)) if _IS_CJK.match(run)
-            for word, tag in rjieba.tag(run) if tag.startswith("n") or tag == "vn"}
+    return {word for word, tag in _chinese_tags(text) if tag.startswith("n") or tag == "vn"}
 
 
 def keyword_text(text: str) -> str:

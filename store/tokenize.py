@@ -14,6 +14,8 @@ from typing import Literal
 
 import rjieba
 
+from store.joined_words import joined_words
+
 _CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _RUN = re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+", re.UNICODE)
 _IS_CJK = re.compile(rf"[{_CJK}]")
@@ -45,11 +47,37 @@ def tokens(text: str, *, drop_stopwords: bool = False, precise: bool = False) ->
     out: list[str] = []
     for run in _RUN.findall(normalize(text)):
         if _IS_CJK.match(run):
-            out.extend(w for w in cut(run) if _WORD.fullmatch(w))
+            out.extend(w for w in _joined(cut(run)) if _WORD.fullmatch(w))
         else:
             out.append(run)
     if drop_stopwords:
         out = [t for t in out if t not in STOPWORDS]
+    return out
+
+
+def _joined(words: list[str]) -> list[str]:
+    """jieba's ``words`` with two adjacent single characters that make a word it does not
+    know joined into that word (``store.joined_words``: 年 / 假 -> 年假)."""
+    known = joined_words()
+    out: list[str] = []
+    for w in words:
+        if len(w) == 1 and out and len(out[-1]) == 1 and out[-1] + w in known:
+            out[-1] += w
+        else:
+            out.append(w)
+    return out
+
+
+def _joined_tags(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """(word, tag) pairs joined like ``_joined``; a joined word takes its second
+    character's tag (a Chinese compound's head is its last part: 年假 is a kind of 假)."""
+    known = joined_words()
+    out: list[tuple[str, str]] = []
+    for word, tag in pairs:
+        if len(word) == 1 and out and len(out[-1][0]) == 1 and out[-1][0] + word in known:
+            out[-1] = (out[-1][0] + word, tag)
+        else:
+            out.append((word, tag))
     return out
 
 
@@ -63,7 +91,7 @@ def _chinese_tags(text: str) -> tuple[tuple[str, str], ...]:
     """jieba's (word, part-of-speech) pairs for the Chinese runs of ``text``; one question
     is tagged once for the refusal rules that read it (names, nouns)."""
     return tuple(pair for run in _RUN.findall(normalize(text)) if _IS_CJK.match(run)
-                 for pair in rjieba.tag(run))
+                 for pair in _joined_tags(rjieba.tag(run)))
 
 
 def chinese_names(text: str) -> list[str]:

@@ -37,6 +37,10 @@ _MONEY_EN = (r"(?:CNY|RMB|USD|EUR|US\$|\$|¥|￥)\s*\d|"
              r"\d[\d,.]*\s*(?:yuan|dollars?|CNY|RMB|USD)\b")
 _MONEY = f"{_MONEY_ZH}|{_MONEY_EN}"
 _DURATION = ("天", "周", "个月", "年", "小时", "分钟")
+# "<a process> time" ("response time", "ack time", "处理时效") asks how long, not when.
+_PROCESS_TIME = re.compile(r"\b(?:response|ack|acknowledge?ment|resolution|processing|turnaround|"
+                           r"lead|waiting|wait|recovery|approval|review)\s+times?\b|"
+                           r"(?:响应|处理|审批|审核|恢复|办理)(?:时效|时长|时间)|时效", re.I)
 _ZH_ASK = re.compile(r"(?:几|多少)个?(天|日|周|星期|个月|月|年|小时|分钟|次|人|元|块|钱)"
                      r"|多久|多长时间")
 _EN_ASK = re.compile(r"\bhow\s+(many|much|long|often)\b(?:\s+([a-z]+))?", re.I)
@@ -82,7 +86,7 @@ def _asked_unit(question: str) -> str | None:
         return "duration" if unit is None else "money" if unit in ("元", "块", "钱") else unit
     m = _EN_ASK.search(question)
     if m is None:
-        return None
+        return "duration" if _PROCESS_TIME.search(question) else None
     kind, noun = m.group(1).lower(), (m.group(2) or "").lower()
     if noun in _EN_NOUNS:
         return _EN_NOUNS[noun]
@@ -99,6 +103,22 @@ def _measure_pattern(question: str) -> str | None:
     return None if unit is None else _either(unit)
 
 
+# "为什么" / "why": a cause answers, said with a causal connective.
+_WHY = re.compile(r"(为什么|为啥|怎么会|什么原因|何故|\bwhy\b|\bhow come\b|\bwhat caused\b)", re.I)
+_CAUSE = (r"因为|由于|导致|造成|所致|原因是|\bbecause\b|\bdue to\b|\bcaused by\b|\bowing to\b|"
+          r"\bas a result of\b|\bresult(?:s|ed)? from\b")
+# A section whose heading names reasons lists causes, one an item ("Top return reasons").
+_REASON_HEADING = re.compile(r"(原因|根因|起因|\breasons?\b|\bcauses?\b|\bwhy\b)", re.I)
+# Whether the asker pays: "要自己付钱吗", "收费吗", "Will I have to pay for it?", "Is it free?".
+_PAY = re.compile(r"(付钱|付费|收费|自费|自付|出钱|掏钱|赔钱|谁(?:来)?(?:出|付|承担)|由谁承担|"
+                  r"\b(?:have|need) to pay\b|\bwho pays\b|\bpay for\b|\bbe charged\b|"
+                  r"\b(?:is|are) (?:it|they|this|that|the [\w -]{1,30}) free\b)", re.I)
+# Who bears a cost: what is covered, charged, paid or reimbursed ("由公司承担", "is covered by
+# the company", "may be charged to the employee"), or free.
+_COST = (r"承担|报销|免费|自付|自费|收费|扣除|赔偿|费用由|\bcover(?:s|ed)?\b|\bcharged?\b|"
+         r"\bpaid\b|\bpays?\b|\bfree\b|\breimburs\w*")
+
+
 def asked_value(question: str) -> re.Pattern[str] | None:
     """A pattern a sentence in either language matches when it holds the kind of value
     ``question`` asks for ("2 天" or "two days" for "几天"; "CNY 550" or "550 元" for "多少钱";
@@ -108,8 +128,19 @@ def asked_value(question: str) -> re.Pattern[str] | None:
     measure = _measure_pattern(question)
     if measure is not None:
         parts.append(measure)
+    if _PAY.search(question):
+        parts.extend(p for p in (_COST, _MONEY) if p not in parts)
+    if not parts and _WHY.search(question):
+        parts.append(_CAUSE)
     if not parts and _WHEN.search(question):
         parts.append(_DATE)
     if not parts:
         return None
     return re.compile("|".join(f"(?:{p})" for p in parts), re.I)
+
+
+def asked_section(question: str) -> re.Pattern[str] | None:
+    """A pattern the heading of a section matches when each item under it holds the kind of
+    answer ``question`` asks for (a "why" question and a list under "常见原因" / "Top
+    reasons"), or ``None``."""
+    return _REASON_HEADING if _WHY.search(question) else None

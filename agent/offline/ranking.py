@@ -5,9 +5,10 @@ and which may never be quoted (instructions to an assistant, code, dangling lead
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from agent.offline.amounts import asked_amounts, covering_floor
-from agent.offline.kinds import asked_value
+from agent.offline.kinds import asked_section, asked_value
 from agent.offline.layout import quotable_units
 from agent.offline.pointers import is_pointer
 from agent.offline.scope import asks_scope, describes_document
@@ -177,6 +178,8 @@ def rank_sentences(inp: GenerateInput, terms: list[str],
     candidates: list[Candidate] = []
     wants_number = bool(_NUMERIC.search(inp["question"]))
     value = asked_value(inp["question"])
+    section = asked_section(inp["question"])
+    holding: set[tuple[int, str]] = set()
     asked_periods = periods(inp["question"])
     amounts = asked_amounts(inp["question"])
     tightest = _tightest_band(amounts, passages)
@@ -196,6 +199,10 @@ def rank_sentences(inp: GenerateInput, terms: list[str],
                     or _is_code(s) or _LEAD_IN.search(s)):
                 continue
             st = terms_of(unit.about, all_terms, alternatives)
+            heading = unit.heading or (p["heading_path"][-1] if p["heading_path"] else "")
+            if ((value is not None and value.search(s))
+                    or (section is not None and section.search(heading))):
+                holding.add((n, s))
             # Headings count: a step under "Redis 内存满了怎么办" is about Redis memory (a
             # plain-text document's headings too).
             framed = frame_terms | (terms_of(unit.heading, terms, alternatives)
@@ -203,7 +210,7 @@ def rank_sentences(inp: GenerateInput, terms: list[str],
             score = (weighted_share(terms, idf, st)
                      + 0.3 * weighted_share(terms, idf, st | framed)
                      + 0.4 * fit[n - 1] + (0.15 if wants_number and _DIGIT.search(s) else 0)
-                     + (VALUE_BONUS if value is not None and value.search(s) else 0)
+                     + (VALUE_BONUS if (n, s) in holding else 0)
                      + PERIOD_WEIGHT * period_fit(asked_periods, s, frame(p)) + version
                      - (POINTER_PENALTY if is_pointer(s) else 0.0)
                      - (scope if describes_document(s) else 0.0)
@@ -213,20 +220,22 @@ def rank_sentences(inp: GenerateInput, terms: list[str],
                          unit.about, thread, alternatives)) if p["doc_id"] in thread_docs else 0.0))
             candidates.append((score, n, s, st))
     candidates.sort(key=lambda c: (-c[0], c[1]))
-    return value_first(candidates, value), fit
+    return value_first(candidates, lambda c: (c[1], c[2]) in holding), fit
 
 
 # How far down the ranking a sentence holding the kind of value asked for is taken first.
 VALUE_WITHIN = 5
 
 
-def value_first(candidates: list[Candidate], value: re.Pattern[str] | None) -> list[Candidate]:
-    """``candidates`` with the best of the first ``VALUE_WITHIN`` that holds the kind of
+def value_first(candidates: list[Candidate],
+                holds: Callable[[Candidate], bool]) -> list[Candidate]:
+    """``candidates`` with the best of the first ``VALUE_WITHIN`` that ``holds`` the kind of
     value asked for moved to the front, when the best one holds none: "几号发工资" is
-    answered by "每月 10 日…", not by the sentence that repeats "工资" with no day in it."""
-    if value is None or not candidates or value.search(candidates[0][2]):
+    answered by "每月 10 日…", not by the sentence that repeats "工资" with no day in it; "why"
+    by the item under "Top reasons", not by the sentence restating what is explained."""
+    if not candidates or holds(candidates[0]):
         return candidates
-    holding = next((c for c in candidates[:VALUE_WITHIN] if value.search(c[2])), None)
+    holding = next((c for c in candidates[:VALUE_WITHIN] if holds(c)), None)
     if holding is None:
         return candidates
     return [holding, *(c for c in candidates if c is not holding)]

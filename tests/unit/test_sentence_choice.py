@@ -12,6 +12,7 @@ from agent.offline.layout import quotable_units
 from agent.offline.scope import asks_scope, describes_document
 from agent.state import Passage
 from agent.text import split_sentences
+from store.chunking import chunk_text
 from tests.unit.offline_ask import ask
 
 PAYROLL = """# 薪酬发放说明
@@ -174,3 +175,74 @@ def test_an_item_that_adds_to_the_one_before_comes_with_it() -> None:
     assert "50 万元以上：还需分管副总裁审批；" in texts, draft["text"]
     at = texts.index("50 万元以上：还需分管副总裁审批；")
     assert texts[at - 1] == "5 万元至 50 万元：部门负责人 + 采购经理；", draft["text"]
+
+
+BADGES = """# Access Badges
+
+Every employee gets one access badge on the first day; the badge opens the office doors
+and the car park barrier.
+
+## Replacing a badge
+
+Report a lost badge at the front desk so that it can be blocked at once.
+A replacement badge for a lost badge is printed at the front desk while you wait.
+
+## Fees
+
+The first replacement badge each year is free.
+Further replacements are charged at CNY 50 each, deducted from the next salary.
+"""
+
+CANTEEN_SURVEY = """# Canteen Survey 2026
+
+## Results
+
+Lunch attendance fell to 61% of staff in the spring, the lowest of any canteen survey.
+Breakfast attendance stayed at 35%.
+
+## Main reasons given
+
+1. Queues: the lunch queue took over 20 minutes on most weekdays.
+2. Menu: the same dishes came back every week.
+"""
+
+
+def _chunked(text: str, title: str) -> list[Passage]:
+    """``text`` as the store returns it: one passage a section, with its heading path."""
+    return [Passage(chunk_id=c.position, doc_id=title, title=title, source=f"{title}.md",
+                    doc_type="document", heading_path=list(c.heading_path), text=c.text,
+                    score=1.0, rank=k, round=1, sub_id="q1")
+            for k, c in enumerate(chunk_text(text))]
+
+
+def test_who_pays_is_answered_by_what_is_free_or_charged() -> None:
+    for question in ("Do I have to pay for a lost badge?", "工牌丢了要自己付钱吗？"):
+        value = asked_value(question)
+        assert value is not None, question
+        assert value.search("The first replacement badge each year is free."), question
+        assert value.search("差旅住宿费用由公司承担"), question
+        assert not value.search("Report a lost badge at the front desk."), question
+    draft = ask("Do I have to pay for a lost badge?", _chunked(BADGES, "Access Badges"))
+    assert draft["sentences"][0]["text"].startswith("The first replacement badge"), draft["text"]
+
+
+def test_a_why_question_is_answered_by_a_cause_not_by_the_fact_restated() -> None:
+    why = asked_value("Why did the vendor miss the deadline?")
+    assert why is not None
+    assert why.search("The delivery slipped because the customs papers were late.")
+    assert why.search("由于海关单据延误，交付推迟了一周。")
+    assert not why.search("The vendor missed the deadline by one week.")
+    # the items under a heading that names reasons are causes, though none says "because"
+    draft = ask("Why is lunch attendance the lowest?", _chunked(CANTEEN_SURVEY,
+                                                                 "Canteen Survey 2026"))
+    assert draft["sentences"][0]["text"].startswith("Queues"), draft["text"]
+
+
+def test_a_process_time_asks_how_long_not_when() -> None:
+    for question in ("Ticket response time?", "What is the approval time for a visa letter?",
+                     "签证函的审批时效是多久？"):
+        value = asked_value(question)
+        assert value is not None, question
+        assert value.search("Tickets are answered within 4 hours."), question
+        assert value.search("审批一般需要 3 个工作日"), question
+    assert asked_value("What time does the canteen open?").search("Breakfast is at 7:30.")  # type: ignore[union-attr]

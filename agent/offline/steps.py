@@ -152,7 +152,8 @@ def _continues(before: Passage, after: Passage) -> bool:
 
 # A step's lead: its first words up to a colon ("检查淘汰策略：…", "Lock and wipe: …"),
 # short enough to name the step rather than explain it.
-_LEAD = re.compile(r"^(?P<lead>[^:：。.;；]{2,40}?)\s*[:：]\s*\S")
+# A step may be its lead alone when its details are sub-items ("3. **审批**：" then "- …").
+_LEAD = re.compile(r"^(?P<lead>[^:：。.;；]{2,40}?)\s*[:：]\s*(?:\S|$)")
 # Steps longer than this together get a one-line summary of their leads first, so that the
 # direct answer is within the first 200 characters.
 SUMMARY_AFTER = 200
@@ -163,8 +164,12 @@ def summary(steps: list[Sentence], language: str) -> Sentence | None:
     the steps' passage, when every step has one and the steps run long; else ``None``."""
     if len(steps) < MIN_ITEMS or sum(len(s["text"]) for s in steps) <= SUMMARY_AFTER:
         return None
+    # Bullets under numbered steps are a step's details (the amounts each approver signs
+    # for), not steps: the summary names the numbered steps only.
+    numbered = [s for s in steps if NUMBERED_ITEM.match(s["text"])]
+    top = numbered if len(numbered) >= MIN_ITEMS else steps
     leads = []
-    for s in steps:
+    for s in top:
         m = _LEAD.match(ITEM_MARKER.sub("", s["text"], count=1))
         if m is None:
             return None

@@ -86,3 +86,19 @@ def test_long_steps_open_with_their_leads_on_one_line_then_every_step_in_order()
     assert E.verify({"question": "磁盘告警怎么处理？", "draft": draft,
                      "passages": [doc(1, text, "磁盘告警处理手册")]})["supported"]
     assert draft["text"].splitlines()[1].startswith("1.")
+
+
+def test_sub_items_under_a_step_stay_out_of_the_leads_line() -> None:
+    text = ("## 采购步骤\n"
+            "1. **提交需求**：在采购系统中填写物品名称、数量、预算和期望到货日期，附上比价记录。\n"
+            "2. **审批**：\n"
+            "   - 5000 元以下：部门负责人审批；\n"
+            "   - 5000 元以上：部门负责人 + 财务经理审批；\n"
+            "3. **下单**：采购专员在审批通过后两个工作日内向供应商下单，"
+            "并把订单号和预计到货时间回填到采购系统，方便申请人随时查看进度。\n"
+            "4. **验收入库**：到货后由申请人和行政部共同验收，核对型号、数量和外观，"
+            "签字后由行政部登记资产编号并贴上资产标签。")
+    draft = ask("办公设备采购怎么办理？", [doc(1, text, "办公设备采购流程")])
+    assert draft["sentences"][0]["text"] == "提交需求；审批；下单；验收入库", draft["text"]
+    assert [s["text"][:2] for s in draft["sentences"][1:]] == ["1.", "2.", "- ", "- ", "3.",
+                                                               "4."]

@@ -176,9 +176,18 @@ def plain_sections(lines: list[str]) -> list[tuple[str, str]]:
     return [(heading, "\n".join(body)) for heading, body in sections]
 
 
-def quotable_units(text: str, split: Callable[[str], list[str]]) -> list[Unit]:
+# How long the text under a question heading may be to read as that question's one answer.
+MAX_ANSWER_CHARS = 400
+
+
+def quotable_units(text: str, split: Callable[[str], list[str]], *,
+                   heading: str = "") -> list[Unit]:
     """The passage's sentences (by ``split``) that tell something, its table rows with their
-    headers, and each FAQ answer whole, about its question. Questions are never units."""
+    headers, and each FAQ answer whole, about its question. Questions are never units.
+
+    ``heading`` is the passage's own heading: when it asks a question ("## Can I use the VPN
+    on my phone?") and the text under it is one short answer in prose, that answer is a unit
+    too, whole and in its order ("Yes, for email and chat only. …"), as an FAQ pair's is."""
     from store.tokenize import language_of
 
     pairs = faq_pairs(text)
@@ -202,6 +211,12 @@ def quotable_units(text: str, split: Callable[[str], list[str]]) -> list[Unit]:
     rows = [(render_row(h, r, lang), h[0] if h else "") for h, r in table_rows(text) if any(r)]
     units += [Unit(text=row, about=f"{first} {row}") for row, first in rows]
     units += [Unit(text=p.answer, about=f"{p.question} {p.answer}") for p in pairs]
+    body = " ".join(line.strip() for line in text.splitlines() if line.strip())
+    if (heading and is_question(heading) and not pairs and not rows and body
+            and len(body) <= MAX_ANSWER_CHARS and len(split(body)) > 1
+            and not any(LIST_ITEM.match(line) or line.lstrip().startswith("#")
+                        for line in text.splitlines())):
+        units.append(Unit(text=_MARKUP.sub("", body), about=f"{heading} {body}"))
     return units
 
 

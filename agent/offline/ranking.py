@@ -193,7 +193,8 @@ def rank_sentences(inp: GenerateInput, terms: list[str],
         frame_terms = terms_of(frame(p), terms, alternatives)
         version = -SUPERSEDED_PENALTY if p["doc_id"] in old else 0.0
         flagged = [norm(span) for span in suspicious_spans(p["text"])]
-        for unit in quotable_units(p["text"], split_sentences):
+        own = p["heading_path"][-1] if p["heading_path"] else ""
+        for unit in quotable_units(p["text"], split_sentences, heading=own):
             s = unit.text
             if (looks_like_instruction(s) or _in_flagged(s, flagged) or norm(s) in rejected
                     or _is_code(s) or _LEAD_IN.search(s)):

@@ -296,3 +296,29 @@ def test_a_word_document_numbered_list_keeps_its_numbers_and_answers_in_order() 
     draft = ask("How do I start a new laptop?",
                 passages(text, "laptop", title or ""))
     assert numbers(draft) == ["1", "2", "3", "4"]
+
+
+PARKING_FAQ = """# Parking FAQ
+
+## Can visitors park on site?
+
+Yes. Visitors get a free two-hour slot; book it at the front desk a day ahead.
+
+## How much is monthly parking for employees?
+
+Monthly parking costs CNY 300, deducted from salary. Electric cars pay the same rate.
+
+## 访客可以开车进园区吗？
+
+可以。访客需提前一天在前台登记车牌，当天凭登记短信入场；园区内限速 20 公里。
+"""
+
+
+def test_an_answer_under_a_question_heading_is_quoted_whole_with_its_verdict_first() -> None:
+    pool = passages(PARKING_FAQ, "parking", "Parking FAQ")
+    draft = ask("Can visitors park here?", pool)
+    assert draft["text"].startswith(
+        "Yes. Visitors get a free two-hour slot; book it at the front desk a day ahead."), \
+        draft["text"]
+    draft = ask("访客能开车进园区吗？", pool)
+    assert draft["text"].startswith("可以。访客需提前一天在前台登记车牌"), draft["text"]

@@ -24,11 +24,43 @@ _WHICH_DOC = re.compile(
     re.I)
 
 
+# Two questions in one sentence: "How much is parking, and can visitors park on site?",
+# "差旅住宿标准是多少，超标了找谁审批？": a comma or "and" before a clause that asks again.
+# ("do" is left out: "…affect the Earth and do damage" goes on with a verb, not a question)
+_EN_ASKS = (r"(?:who|whom|what|when|where|which|why|how|can|could|does|did|is|are|should|"
+            r"must|will|would|may)\b")
+# After a bare comma "which", "who", "when" and "where" open a relative clause, not a question.
+_EN_AFTER_COMMA = r"(?:how|what|can|could|do|does|did|is|are|should|must|will|would|may)\b"
+_EN_JOIN = re.compile(rf"\s*,?\s+and\s+(?={_EN_ASKS})|\s*,\s*(?={_EN_AFTER_COMMA})", re.I)
+_ZH_JOIN = re.compile(r"\s*[，,]\s*")
+# "几" asks before a measure word only ("几天"; "几内亚" is a name).
+_ZH_ASKS = re.compile(r"(谁|什么|怎么|怎样|如何|多少|多久|"
+                      r"几(?=[个天年月日周次人位名点号岁台张份条家种])|"
+                      r"哪|是否|能否|可否|[吗呢][？?]?$)")
+_EN_OPENS = re.compile(rf"^\s*(?:do\b|{_EN_ASKS})", re.I)
+
+
+def _clauses(part: str) -> list[str]:
+    """``part`` cut where a clause that asks follows one that asked: each clause asks. Only a
+    question that ends asking is cut (a title with commas in it is not two questions)."""
+    if not part.rstrip().endswith(("?", "？")):
+        return [part]
+    if _EN_OPENS.match(part):
+        pieces = _EN_JOIN.split(part)
+    else:
+        pieces = _ZH_JOIN.split(part)
+        if not all(_ZH_ASKS.search(p) for p in pieces):
+            return [part]
+    return [p.strip() for p in pieces if p.strip()]
+
+
 def question_parts(question: str) -> list[str]:
-    """The parts of a question that asks two or more things ("…占多少？…怎么处理？"), each
-    with enough words of its own, or one thing of each of two named items ("A和B分别…");
-    ``[]`` for a question in one part."""
+    """The parts of a question that asks two or more things ("…占多少？…怎么处理？",
+    "How much is X, and can I Y?"), each with enough words of its own, or one thing of each
+    of two named items ("A和B分别…"); ``[]`` for a question in one part."""
     parts = [p.strip() for p in _PART_END.split(question.strip()) if p.strip()]
+    if len(parts) < 2:
+        parts = [c for p in parts for c in _clauses(p)]
     if len(parts) < 2 or any(len(content_terms(p)) < MIN_PART_TERMS for p in parts):
         return respective_parts(question)
     return parts

@@ -71,3 +71,32 @@ def test_which_document_is_answered_by_its_title() -> None:
                         "passages": passages})
     assert draft["sentences"][0]["text"] == "《机房停电应急预案》"
     assert "值班经理批准" in draft["text"]
+
+
+def test_two_questions_joined_in_one_sentence_are_two_parts() -> None:
+    assert question_parts("What is the hotel limit in Shanghai, and who approves an exception?") \
+        == ["What is the hotel limit in Shanghai", "who approves an exception?"]
+    assert question_parts("How much does a parking permit cost and can visitors park on site?") \
+        == ["How much does a parking permit cost", "can visitors park on site?"]
+    assert question_parts("出差住宿标准是多少，超标了找谁审批？") == [
+        "出差住宿标准是多少", "超标了找谁审批？"]
+    # a relative clause after a comma asks nothing of its own
+    assert question_parts("What is the policy for laptops, which are company property?") == []
+    assert question_parts("Which had more returns, the lamp or the fan?") == []
+
+
+def test_each_clause_of_a_joined_question_is_answered() -> None:
+    q = "How much is a hotel in Shanghai capped at, and who approves an exception?"
+    hotels = _doc("travel", "Travel Policy",
+                  "Hotels in Shanghai and Beijing are capped at CNY 900 a night.\n"
+                  "Hotels in other cities are capped at CNY 600 a night.\n"
+                  "Meals on travel days are covered up to CNY 200.")
+    exceptions = _doc("exceptions", "Policy Exceptions",
+                      "An exception to any travel cap is approved by the finance director.\n"
+                      "Exceptions are recorded in the expense system.")
+    u = E.understand({"question": q, "history": []})
+    draft = E.generate({"question": q, "understanding": u, "route": "single_retrieval",
+                        "queries": [u["query"]], "passages": [hotels, exceptions],
+                        "attempt": 0, "rejected": []})
+    assert "CNY 900" in draft["text"], draft["text"]
+    assert "finance director" in draft["text"], draft["text"]

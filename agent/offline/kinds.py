@@ -40,7 +40,7 @@ _DURATION = ("天", "周", "个月", "年", "小时", "分钟")
 # "<a process> time" ("response time", "ack time", "处理时效") asks how long, not when.
 _PROCESS_TIME = re.compile(r"\b(?:response|ack|acknowledge?ment|resolution|processing|turnaround|"
                            r"lead|waiting|wait|recovery|approval|review)\s+times?\b|"
-                           r"(?:响应|处理|审批|审核|恢复|办理)(?:时效|时长|时间)|时效", re.I)
+                           r"(?:响应|处理|审批|审核|恢复|办理)(?:时效|时长|时间)", re.I)
 _ZH_ASK = re.compile(r"(?:几|多少)个?(天|日|周|星期|个月|月|年|小时|分钟|次|人|元|块|钱)"
                      r"|多久|多长时间")
 _EN_ASK = re.compile(r"\bhow\s+(many|much|long|often)\b(?:\s+([a-z]+))?", re.I)
@@ -104,13 +104,15 @@ def _measure_pattern(question: str) -> str | None:
 
 
 # "为什么" / "why": a cause answers, said with a causal connective.
-_WHY = re.compile(r"(为什么|为啥|怎么会|什么原因|何故|\bwhy\b|\bhow come\b|\bwhat caused\b)", re.I)
+# ("被称为什么", "改名为什么": there "为" is the verb and "什么" the name asked for.)
+_WHY = re.compile(r"((?<![称名改成作视译定选列封叫认当类化变转])为什么|为啥|怎么会|什么原因|何故|"
+                  r"\bwhy\b|\bhow come\b|\bwhat caused\b)", re.I)
 _CAUSE = (r"因为|由于|导致|造成|所致|原因是|\bbecause\b|\bdue to\b|\bcaused by\b|\bowing to\b|"
           r"\bas a result of\b|\bresult(?:s|ed)? from\b")
 # A section whose heading names reasons lists causes, one an item ("Top return reasons").
 _REASON_HEADING = re.compile(r"(原因|根因|起因|\breasons?\b|\bcauses?\b|\bwhy\b)", re.I)
 # Whether the asker pays: "要自己付钱吗", "收费吗", "Will I have to pay for it?", "Is it free?".
-_PAY = re.compile(r"(付钱|付费|收费|自费|自付|出钱|掏钱|赔钱|谁(?:来)?(?:出|付|承担)|由谁承担|"
+_PAY = re.compile(r"(付钱|付费|收费|自费|自付|出钱|掏钱|赔钱|谁(?:来)?(?:买单|承担)|由谁承担|"
                   r"\b(?:have|need) to pay\b|\bwho pays\b|\bpay for\b|\bbe charged\b|"
                   r"\b(?:is|are) (?:it|they|this|that|the [\w -]{1,30}) free\b)", re.I)
 # Who bears a cost: what is covered, charged, paid or reimbursed ("由公司承担", "is covered by

@@ -222,6 +222,8 @@ def test_who_pays_is_answered_by_what_is_free_or_charged() -> None:
         assert value.search("The first replacement badge each year is free."), question
         assert value.search("差旅住宿费用由公司承担"), question
         assert not value.search("Report a lost badge at the front desk."), question
+    # "谁出任" asks who took an office, not who pays
+    assert asked_value("他在谁出任校长时被任命为教务长？") is None
     draft = ask("Do I have to pay for a lost badge?", _chunked(BADGES, "Access Badges"))
     assert draft["sentences"][0]["text"].startswith("The first replacement badge"), draft["text"]
 
@@ -232,6 +234,10 @@ def test_a_why_question_is_answered_by_a_cause_not_by_the_fact_restated() -> Non
     assert why.search("The delivery slipped because the customs papers were late.")
     assert why.search("由于海关单据延误，交付推迟了一周。")
     assert not why.search("The vendor missed the deadline by one week.")
+    # "称为什么" asks for a name ("为" is the verb there), not for a cause
+    for question in ("这座桥在清代被称为什么？", "这种鱼的牙齿成熟后会变化为什么形状？"):
+        value = asked_value(question)
+        assert value is None or not value.search("因为河水上涨，桥被冲毁。"), question
     # the items under a heading that names reasons are causes, though none says "because"
     draft = ask("Why is lunch attendance the lowest?", _chunked(CANTEEN_SURVEY,
                                                                  "Canteen Survey 2026"))
@@ -246,3 +252,4 @@ def test_a_process_time_asks_how_long_not_when() -> None:
         assert value.search("Tickets are answered within 4 hours."), question
         assert value.search("审批一般需要 3 个工作日"), question
     assert asked_value("What time does the canteen open?").search("Breakfast is at 7:30.")  # type: ignore[union-attr]
+    assert asked_value("他现时效力哪支球队？") is None  # "时效" inside "现时效力"

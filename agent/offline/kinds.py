@@ -107,8 +107,12 @@ def _measure_pattern(question: str) -> str | None:
 # ("被称为什么", "改名为什么": there "为" is the verb and "什么" the name asked for.)
 _WHY = re.compile(r"((?<![称名改成作视译定选列封叫认当类化变转])为什么|为啥|怎么会|什么原因|何故|"
                   r"\bwhy\b|\bhow come\b|\bwhat caused\b)", re.I)
-_CAUSE = (r"因为|由于|导致|造成|所致|原因是|\bbecause\b|\bdue to\b|\bcaused by\b|\bowing to\b|"
-          r"\bas a result of\b|\bresult(?:s|ed)? from\b")
+# A cause is said before its effect too: "…不知道是同一颗星，因此…", "故障，致使…无法…",
+# "…, so the tunnel drops", "which is why".
+_CAUSE = (r"因为|由于|导致|造成|所致|原因是|因此|因而|所以|致使|以致|[，,]\s*故|"
+          r"\bbecause\b|\bdue to\b|\bcaused by\b|\bowing to\b|\bas a result\b|"
+          r"\bresult(?:s|ed)? from\b|\btherefore\b|\bhence\b|\bthus\b|\bwhich is why\b|"
+          r"\bled to\b|, so\b")
 # A section whose heading names reasons lists causes, one an item ("Top return reasons").
 _REASON_HEADING = re.compile(r"(原因|根因|起因|\breasons?\b|\bcauses?\b|\bwhy\b)", re.I)
 # Whether the asker pays: "要自己付钱吗", "收费吗", "Will I have to pay for it?", "Is it free?".

@@ -234,6 +234,9 @@ def test_a_why_question_is_answered_by_a_cause_not_by_the_fact_restated() -> Non
     assert why.search("The delivery slipped because the customs papers were late.")
     assert why.search("由于海关单据延误，交付推迟了一周。")
     assert not why.search("The vendor missed the deadline by one week.")
+    # a cause said before its effect
+    assert why.search("报关单据迟到了两周，因此交付推迟。")
+    assert why.search("The papers arrived late, so the delivery slipped.")
     # "称为什么" asks for a name ("为" is the verb there), not for a cause
     for question in ("这座桥在清代被称为什么？", "这种鱼的牙齿成熟后会变化为什么形状？"):
         value = asked_value(question)

@@ -83,12 +83,15 @@ def _longest_first(run: str, cedict: Cedict) -> list[str]:
     return out
 
 
-def _headwords(word: str, cedict: Cedict, *, wide: bool) -> list[str]:
+def _headwords(word: str, cedict: Cedict, *, wide: bool, deep: bool = False) -> list[str]:
     """The headwords glossed by ``word`` (or the form it is inflected from). A word glossing
     more than ``AMBIGUOUS`` headwords is left out, or with ``wide`` stands for those whose
     first sense it is ("key" is first of all 密钥 and 钥匙, a late sense of 关键 and 调). A
-    word that glosses nothing stands for the headwords (if few) with a gloss of two or three
-    words ending in it."""
+    word that glosses nothing, or with ``deep`` any word, stands for the headwords (if few)
+    with a gloss of two or three words ending in it."""
+    if deep:
+        # Whole headwords only: the pieces of a long one ("cash in transit") are other words.
+        return [h for h in _ending_headwords(word, cedict, whole=True) if len(h) > 1]
     for form in lemmas(word):
         heads = cedict.en_zh.get(form)
         if heads and len(heads) <= AMBIGUOUS:
@@ -101,10 +104,18 @@ def _headwords(word: str, cedict: Cedict, *, wide: bool) -> list[str]:
             return []
     # A word the dictionary has no gloss of may end a longer one ("reimbursement" ends "apply
     # for reimbursement", 报销): the headwords of those glosses stand for it, if few.
+    return _ending_headwords(word, cedict)
+
+
+def _ending_headwords(word: str, cedict: Cedict, *, whole: bool = False) -> list[str]:
+    """The headwords (if few) with a gloss of two or three words ending in ``word`` or the
+    form it is inflected from; unless ``whole``, with their words (``_chinese_forms``)."""
     for form in lemmas(word):
         heads = cedict.ending.get(form)
         if heads:
-            return _chinese_forms(heads) if len(heads) <= AMBIGUOUS else []
+            if len(heads) > AMBIGUOUS:
+                return []
+            return list(heads) if whole else _chinese_forms(heads)
     return []
 
 
@@ -115,14 +126,15 @@ def _chinese_forms(heads: Sequence[str]) -> list[str]:
 
 
 def candidates(query: str, terms: Sequence[str], cedict: Cedict, *, wide: bool = False,
-               skip: Collection[str] = ()) -> dict[str, list[str]]:
+               skip: Collection[str] = (), deep: Collection[str] = ()) -> dict[str, list[str]]:
     """Translation words per source word or phrase, in dictionary order (not yet checked
     against a KB). A run of the question's words glossed as a whole ("in advance", "public
     holidays", "apply for": ``store.phrases``) wins over its words alone, then two adjacent
     English terms glossed together over each alone; an English word
     glossing more than ``AMBIGUOUS`` headwords is left out, or with ``wide`` read in the
     senses it is first of (see ``_headwords``). The phrases in ``skip`` are read word by
-    word (a KB holding none of a phrase's translations may hold its words')."""
+    word (a KB holding none of a phrase's translations may hold its words'); the words in
+    ``deep`` are read in the longer glosses they end (see ``Translator``)."""
     out: dict[str, list[str]] = {}
     for word in _chinese_words(query, cedict):
         if set(tokens(word)) <= STOPWORDS:
@@ -141,7 +153,7 @@ def candidates(query: str, terms: Sequence[str], cedict: Cedict, *, wide: bool =
             out[pair] = _chinese_forms(cedict.en_zh[pair])
             i += 2
             continue
-        heads = _headwords(latin[i], cedict, wide=wide)
+        heads = _headwords(latin[i], cedict, wide=wide, deep=latin[i] in deep)
         if heads:
             out[latin[i]] = heads
         i += 1
@@ -239,18 +251,28 @@ class Translator:
                       wide: bool) -> dict[str, list[str]]:
         zh_share, en_share = self.set_language_shares(conn, kb_ids)
         skip: set[str] = set()
+        deep: set[str] = set()
         while True:
             found = {source: words for source, words
                      in candidates(query, terms, self._dictionary(), wide=wide,
-                                   skip=skip).items()
+                                   skip=skip, deep=deep).items()
                      if (en_share if is_chinese(source) else zh_share) >= OTHER_LANGUAGE_SHARE}
             out = self._held(conn, kb_ids, found)
             # A phrase none of whose translations the KB holds ("changes production" read
             # as 转产, to switch production lines) gives its words back to be looked up alone.
             unheld = {s for s in found if " " in s and s not in out} - skip
-            if not unheld:
+            if unheld:
+                skip |= unheld
+                continue
+            # A word none of whose own senses the KB holds ("probation" is 缓刑, a court's;
+            # the KB's 试用期 is a "probationary period"), or with too many to choose, is
+            # read in the longer glosses it ends ("be on probation" 试用, "examine and
+            # approve" 审批), as a word with no gloss of its own is.
+            covered = {w for s in out for w in s.split()}
+            unread = {t for t in terms if not is_chinese(t) and t not in covered} - deep
+            if not unread:
                 return out
-            skip |= unheld
+            deep |= unread
 
     @staticmethod
     def _held(conn: Any, kb_ids: Sequence[int], found: dict[str, list[str]]

@@ -23,6 +23,8 @@ TEXTS = [
     "病假可以事后补办，但需在返岗后 3 个工作日内提交医院证明。",
     "The VPN client must be updated before remote work.",
     "Printers on the third floor need a badge to release a job.",
+    "新员工试用期为六个月，试用期内不能调岗。",
+    "超过预算的采购需部门负责人审批。",
 ]
 
 
@@ -66,3 +68,13 @@ def test_a_phrase_the_kb_holds_no_translation_of_gives_its_words_back(
     found = _translations(pool, kb_id, "What if the hard disk is full?")
     assert "hard disk" not in found
     assert found["disk"] == ["磁盘"]
+
+
+def test_a_word_the_kb_holds_none_of_the_senses_of_is_read_in_the_glosses_it_ends(
+        pool: ConnectionPool, kb_id: int) -> None:
+    # "probation" glosses only 缓刑 (a court's); the notes write 试用期, "be on probation" 试用
+    assert _translations(pool, kb_id, "Can I change teams while on probation?")[
+        "probation"] == ["试用"]
+    # "approve" glosses nine headwords, too many to choose; 审批 is "examine and approve"
+    assert _translations(pool, kb_id, "Who approves purchases over budget?")[
+        "approves"] == ["审批"]

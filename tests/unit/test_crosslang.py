@@ -116,3 +116,10 @@ def test_a_word_no_gloss_names_stands_for_the_few_headwords_whose_gloss_ends_in_
     assert "报销" in _candidates("Is a reimbursement paid within a week?")["reimbursement"]
     # "date" glosses headwords of its own: the glosses ending in it are not read
     assert "截止日期" not in _candidates("When is the due date?").get("date", [])
+
+
+def test_a_word_read_deep_stands_for_the_whole_headwords_whose_gloss_ends_in_it() -> None:
+    query = "Is probation six months?"
+    found = candidates(query, query_terms(query), load_cedict(), deep={"probation"})
+    assert "试用" in found["probation"]
+    assert "缓刑" not in found["probation"]

@@ -224,10 +224,22 @@ class Translator:
                   ) -> list[str]:
         """Translations of ``query`` (its ``terms``) that the KBs hold and that are not too
         common there, at most ``MOST``."""
+        return list(self.translate_from(conn, kb_ids, query, terms))
+
+    def translate_from(self, conn: Any, kb_ids: Sequence[int], query: str,
+                       terms: Sequence[str]) -> dict[str, str | None]:
+        """``translate``'s words, each with the source word or phrase it translates when it
+        is a headword whose first sense that source is (年假 for "annual leave", not 回滚
+        for "come back", its third), else None."""
         original = set(terms)
-        found = self.translations(conn, kb_ids, query, terms)
-        return [w for w in dict.fromkeys(w for ws in found.values() for w in ws)
-                if w not in original][:MOST]
+        primary = self._dictionary().primary
+        out: dict[str, str | None] = {}
+        for source, words in self.translations(conn, kb_ids, query, terms).items():
+            firsts = {h for form in {source, *lemmas(source)} for h in primary.get(form, ())}
+            for w in words:
+                if w not in original and w not in out and len(out) < MOST:
+                    out[w] = source if w in firsts else None
+        return out
 
     def translations(self, conn: Any, kb_ids: Sequence[int], query: str, terms: Sequence[str],
                      *, wide: bool = False) -> dict[str, list[str]]:

@@ -8,7 +8,7 @@ inside each side's scan, before ranking: a filtered search still returns k rows.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -19,7 +19,7 @@ from store.facets import kb_facets
 from store.fusion import RRF_K, FusionMode, FusionWeights, fusion_weights
 from store.kb import check_model, get_kb
 from store.term_stats import term_frequencies
-from store.tokenize import query_terms
+from store.tokenize import is_chinese, query_terms
 from store.types import PUBLIC, Hit, SearchFilters
 
 if TYPE_CHECKING:
@@ -126,12 +126,25 @@ def select_terms(conn: psycopg.Connection[Any], terms: Sequence[str], *,
 
 
 def keyword_params(conn: psycopg.Connection[Any], terms: Sequence[str], *,
-                   budget: int | None = KEYWORD_RANKED_ROWS) -> dict[str, Any]:
+                   budget: int | None = KEYWORD_RANKED_ROWS,
+                   sources: Mapping[str, str | None] | None = None) -> dict[str, Any]:
     """The keyword side's statement parameters for ``terms``: the selecting query, each
     term's own query and its known document frequency (see :func:`select_terms`); with
-    ``budget`` None, every chunk holding a query term is ranked (no cap)."""
+    ``budget`` None, every chunk holding a query term is ranked (no cap).
+
+    ``sources`` maps a translated term to the word or phrase of the query whose first sense
+    it renders (None for a lesser sense): such a term is weighted by the idf of that
+    source's words among ``terms``, not by its own. Its own idf says how rare it is in the
+    KB's other language, usually the smaller half, not how much of the question it stands
+    for: 年假 ("annual leave") weighed less than "annual" and "days" together, and an English
+    line about suppliers' annual spend outranked the leave policy. A lesser sense keeps its
+    own idf: "come back", the third gloss of 回滚, would pull every rollback runbook up."""
     chosen = select_terms(conn, terms, budget=budget)
+    position = {t: i for i, t in enumerate(terms, start=1)}
+    pairs = [(position[t], position[w]) for t, source in (sources or {}).items()
+             if t in position and source for w in source.split() if w in position and w != t]
     return {"tsq": chosen.match, "terms": [tsquery_text([t]) for t in terms],
+            "tr_of": [p[0] for p in pairs], "tr_src": [p[1] for p in pairs],
             "known_df": chosen.known_df,
             "ranked_cap": KEYWORD_RANKED_CAP if budget is not None else None}  # NULL: no LIMIT
 
@@ -207,12 +220,24 @@ def build_sql(dim: int, weights: FusionWeights, *, use_keyword: bool, where: str
                 JOIN generations g ON g.kb_id = k.id AND g.generation = k.active_generation
                 WHERE {size_of}), 1), 1)::float8 AS n
         ),
+        kw_idf AS (
+            SELECT d.i, ln(1 + (greatest(kw_n.n - d.df, 0) + 0.5) / (d.df + 0.5)) AS idf
+            FROM kw_df d CROSS JOIN kw_n
+        ),
+        kw_w AS (
+            -- a translation weighs what the query terms it translates weigh (store.search
+            -- .keyword_params), its own idf when none of them is a term
+            SELECT x.i, coalesce(s.idf, x.idf) AS w
+            FROM kw_idf x LEFT JOIN (
+                SELECT p.t AS i, sum(y.idf) AS idf
+                FROM unnest(%(tr_of)s::int[], %(tr_src)s::int[]) p(t, s)
+                JOIN kw_idf y ON y.i = p.s GROUP BY p.t
+            ) s USING (i)
+        ),
         kw AS (
             SELECT id, row_number() OVER (ORDER BY score DESC, id) AS r FROM (
-                SELECT kt.id,
-                       sum(kt.r * ln(1 + (greatest(kw_n.n - d.df, 0) + 0.5) / (d.df + 0.5)))
-                           AS score
-                FROM kw_term kt JOIN kw_df d USING (i) CROSS JOIN kw_n
+                SELECT kt.id, sum(kt.r * w.w) AS score
+                FROM kw_term kt JOIN kw_w w USING (i)
                 GROUP BY kt.id
                 ORDER BY score DESC, kt.id
                 LIMIT %(n)s
@@ -287,10 +312,16 @@ def search(pool: ConnectionPool, kb_name: str | Sequence[str], query: str, *,
         }
         if weights.dense > 0:
             params["vec"] = embedder.embed_query(query)
+        sources: dict[str, str | None] = {}
         if use_keyword and translator is not None:
-            terms = terms + translator.translate(conn, params["kb_ids"], query, terms)
+            sources = translator.translate_from(conn, params["kb_ids"], query, terms)
+            terms = terms + list(sources)
         if use_keyword:
-            params.update(keyword_params(conn, terms))
+            # Under a Chinese query the keyword side ranks both languages already (the dense
+            # vote is a tie-breaker, store.fusion); weighting its English translations by
+            # their Chinese sources lowered Chinese questions' gold documents (6 of 60).
+            params.update(keyword_params(conn, terms,
+                                         sources=None if is_chinese(query) else sources))
         embedded = time.perf_counter()
         sql = build_sql(kb.embed_dim, weights, use_keyword=use_keyword,
                         where=_filter_sql(filters, params), several=len(kbs) > 1)

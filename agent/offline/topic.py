@@ -12,11 +12,13 @@ the nearest one): a pronoun is replaced by that turn's topic, an ellipsis gets i
 from __future__ import annotations
 
 import re
+from typing import Literal
 
 from agent.offline.answerable import REFUSE_BELOW, evidence_coverage, held_terms
 from agent.state import Language, Passage, TopicEvidence, Turn
 from agent.text import Alternatives, content_terms, norm
-from store.tokenize import has_cjk, language_of
+from agent.wording import plain
+from store.tokenize import STOPWORDS, has_cjk, language_of, normalize, tokens
 
 # Pronouns that cannot be resolved inside the question itself: always a follow-up.
 _PRONOUN_EN = re.compile(r"\b(it|its|they|them|their|theirs|he|she|his|her|him)\b", re.I)
@@ -27,16 +29,35 @@ _REFER_EN = re.compile(
     r"another|more|steps?|again)\b", re.I)
 _REFER_ZH = re.compile(r"(这个|那个|这些|那些|其|该|上述|此|这种|那种|这样|那样|刚才|上面|前面|"
                        r"还|也|另外|其他|呢[？?]?$)")
-_START_EN = re.compile(r"^\s*(and|but|also|so|then|what about|how about|what if|why|"
-                       r"is that|are those|is this|are these|any other)\b", re.I)
-_START_ZH = re.compile(r"^\s*(那|那么|还有|另外|如果|要是|而且|并且|但是|可是|为什么)")
+# Openings that point back themselves: "what about the gym?" asks the earlier question of
+# something else.
+_START_EN = re.compile(r"^\s*(what about|how about|is that|are those|is this|are these|"
+                       r"any other)\b", re.I)
+# Openings that join the question to the conversation ("and", "so", "那", "如果") without
+# pointing at anything: what follows leans on the thread only when it names no topic of its
+# own ("那最晚多久？", "And why?"); "如果供应商开不了专用发票怎么办？" asks its own question.
+_GLUE_EN = re.compile(r"^\s*(and|but|also|so|then|what if|why)\b", re.I)
+_GLUE_ZH = re.compile(r"^\s*(那|那么|还有|另外|如果|要是|而且|并且|但是|可是|为什么)")
+# 呢 closing a question that opens with one of them asks "what if …?" / "and …?" of the
+# earlier question ("如果十分钟内联系不上呢？").
+_CLOSING_NE = re.compile(r"呢\s*[？?]?\s*$")
+# Openings that announce a new topic: what follows stands alone unless a pronoun points back.
+_NEW_TOPIC_EN = re.compile(r"^\s*(by the way|btw|unrelated(ly)?|on another note|"
+                           r"changing the subject|(a |one )?(different|separate|new) question)\b",
+                           re.I)
+_NEW_TOPIC_ZH = re.compile(r"^\s*(对了|顺便问一?下|顺便问|换个话题|换个问题|另外问一?下|"
+                           r"问个别的|另一个问题)")
 # A noun phrase closed by 呢 asks "what about …?" of the thread ("审批流程呢？"), as "what about"
 # does in English; one that asks its own question (a question word, a verb of asking) does not.
 _WHAT_ABOUT_ZH = re.compile(r"^\s*([^，,。？?！!\s]{1,8})呢\s*[？?]?\s*$")
 _ASKS_ZH = re.compile(r"(什么|怎么|怎样|如何|几|多少|谁|哪|吗|是否|能否|可以|要不要|为何|为啥)")
 # A demonstrative that stands for the earlier topic and is replaced by it in the rewrite.
 _STANDS_FOR_EN = re.compile(r"\b(it|them|they|this|that)\b", re.I)
+_CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 _STANDS_FOR_ZH = re.compile(r"(它们|它|这个|那个|这种|那种|这样|那样)")
+
+# How a question's own words tie it to the thread (``refers_back``).
+Cue = Literal["firm", "weak", "glue", "new"]
 
 MAX_BORROWED = 4
 # A question with more topic words than this names its own topic: one the KB does not hold
@@ -52,21 +73,30 @@ def has_pronoun(question: str, language: Language) -> bool:
     return bool(pattern.search(question))
 
 
-def refers_back(question: str, language: Language, n_terms: int) -> str | None:
+def refers_back(question: str, language: Language, n_terms: int) -> Cue | None:
     """How the question's words continue the thread: ``"firm"`` for a pronoun, an opening
-    like "what about" / "那" or a bare "…呢？", ``"weak"`` for a demonstrative or "also" in
-    a short question (a long question with "that" names its own topic), ``None`` for
-    neither."""
+    like "what about" or a bare "…呢？" (also after "如果"/"那"), ``"weak"`` for a
+    demonstrative or "also" in a short question (a long question with "that" names its own
+    topic), ``"glue"`` for an opening that only joins it to the conversation ("and", "那",
+    "如果"), ``"new"`` for one that announces another topic ("对了", "by the way"), ``None``
+    for none of these."""
     if has_pronoun(question, language):
         return "firm"
-    start, refer = (_START_ZH, _REFER_ZH) if language == "zh" else (_START_EN, _REFER_EN)
-    if start.match(question):
+    if (_NEW_TOPIC_ZH if language == "zh" else _NEW_TOPIC_EN).match(question):
+        return "new"
+    if language == "en" and _START_EN.match(question):
         return "firm"
     if language == "zh":
         about = _WHAT_ABOUT_ZH.match(question)
         if about and not _ASKS_ZH.search(about.group(1)):
             return "firm"
-    return "weak" if refer.search(question) and n_terms <= 4 else None
+    glue, refer = (_GLUE_ZH, _REFER_ZH) if language == "zh" else (_GLUE_EN, _REFER_EN)
+    joined = glue.match(question)
+    if joined and language == "zh" and _CLOSING_NE.search(question):
+        return "firm"
+    if refer.search(question) and n_terms <= 4:
+        return "weak"
+    return "glue" if joined else None
 
 
 def _foreign(term: str, language: Language) -> bool:
@@ -134,15 +164,39 @@ def rewrite(question: str, language: Language, borrowed: list[str]) -> str:
     return f"{'，'.join(borrowed)}，{question}" if language == "zh" else f"{question} {phrase}"
 
 
+def split_words(question: str, passages: list[str]) -> list[str]:
+    """Chinese words the segmenter does not know, read back from the documents: it cuts
+    "年假能顺延吗？" into 年 / 假能 / 顺延 (or 年 / 假 / …), so the question seems to name no
+    leave at all. A lone character (no function word) and the character after it, when one
+    of ``passages`` (normalized text) holds the two together, are such a word: the segmenter
+    leaves the head of a word it does not know alone and joins its tail to what follows."""
+    out: list[str] = []
+    for run in _CJK_RUN.findall(normalize(plain(question))):
+        at, taken = 0, 0
+        for word in tokens(run, precise=True):
+            at = run.index(word, at)
+            pair = run[at:at + 2]
+            if len(word) == 1 and word not in STOPWORDS and len(pair) == 2 and \
+                    at >= taken and any(pair in p for p in passages):
+                out.append(pair)
+                taken = at + 2  # its second character starts no word of its own
+            at += len(word)
+    return list(dict.fromkeys(out))
+
+
 def topic_evidence(question: str, found: list[Passage], history: list[Turn],
                    alternatives: Alternatives | None = None) -> TopicEvidence:
     """What the search of ``question`` alone (``found``, best first) says about its topic:
     ``confident`` when one of the first passages holds enough of the question's own terms
     to answer from, two of them at least (one word rarely names a topic by itself), and
-    ``overlap`` when the search found a document the thread's latest answer cited."""
-    terms = content_terms(question)
-    language = language_of(question)
+    ``overlap`` when the search found a document the thread's latest answer cited. A word
+    the segmenter split into characters counts as a term when one of those passages holds
+    it whole."""
     top = found[:CONFIDENT_WITHIN]
+    terms = content_terms(question)
+    flat = [norm(p["title"] + " " + p["text"]) for p in top]
+    terms += [w for w in split_words(question, flat) if not any(w in t for t in terms)]
+    language = language_of(question)
     best = evidence_coverage(terms, top, several=False, alternatives=alternatives)
     most_held = max((len(held_terms(p["title"] + " " + p["text"], terms, alternatives)
                          & set(terms)) for p in top), default=0)

@@ -22,24 +22,28 @@ def is_followup(question: str, history: list[Turn],
                 evidence: TopicEvidence | None = None) -> bool:
     """Does ``question`` lean on earlier turns?
 
-    A pronoun or a continuing opening ("what about", "那") makes it one. Otherwise the
-    search of the question alone decides when it was run (``evidence``): a question whose
-    own words retrieve a passage holding them names its own topic, unless it also says
-    "this"/"also" and found the thread's own document; a short one whose words find
-    nothing convincing leans on the thread. Without that evidence, a question of one or
-    two words leans on the thread."""
+    A pronoun, "what about …" or a phrase closed by 呢 makes it one; "对了" / "by the way"
+    makes it a new topic. Otherwise the search of the question alone decides when it was run
+    (``evidence``): a question whose own words retrieve a passage holding them names its own
+    topic, unless it also says "this"/"also" and found the thread's own document; a short
+    one whose words find nothing convincing leans on the thread. An opening that joins it to
+    the conversation ("and", "那", "如果") counts only when the rest names no topic of its
+    own: more than two words of it found together. Without that evidence, an opening or a
+    question of one or two words leans on the thread."""
     if not history or is_chitchat(question):
         return False
     language = language_of(question)
     terms = content_terms(question)
     cue = refers_back(question, language, len(terms))
-    if cue == "firm":
-        return True
+    if cue in ("firm", "new"):
+        return cue == "firm"
     if evidence is not None:
         if cue == "weak":
             return evidence["overlap"] or not evidence["confident"]
+        if cue == "glue":
+            return not (evidence["confident"] and len(terms) > SHORT)
         return not evidence["confident"] and len(terms) <= SHORT
-    return cue == "weak" or _short(terms, language, history)
+    return cue is not None or _short(terms, language, history)
 
 
 def _short(terms: list[str], language: str, history: list[Turn]) -> bool:

@@ -26,7 +26,7 @@ _PRONOUN_ZH = re.compile(r"(它们|它|他们|她们|他|她)")
 # Demonstratives and continuing words: a follow-up unless the question names its own topic.
 _REFER_EN = re.compile(
     r"\b(those|these|that|this|the same|such|above|former|latter|ones?|there|else|other|"
-    r"another|more|steps?|again)\b", re.I)
+    r"another|more|steps?|again|next|previous)\b", re.I)
 _REFER_ZH = re.compile(r"(这个|那个|这些|那些|其|该|上述|此|这种|那种|这样|那样|刚才|上面|前面|"
                        r"还|也|另外|其他|呢[？?]?$)")
 # Openings that point back themselves: "what about the gym?" asks the earlier question of
@@ -38,9 +38,6 @@ _START_EN = re.compile(r"^\s*(what about|how about|is that|are those|is this|are
 # own ("那最晚多久？", "And why?"); "如果供应商开不了专用发票怎么办？" asks its own question.
 _GLUE_EN = re.compile(r"^\s*(and|but|also|so|then|what if|why)\b", re.I)
 _GLUE_ZH = re.compile(r"^\s*(那|那么|还有|另外|如果|要是|而且|并且|但是|可是|为什么)")
-# 呢 closing a question that opens with one of them asks "what if …?" / "and …?" of the
-# earlier question ("如果十分钟内联系不上呢？").
-_CLOSING_NE = re.compile(r"呢\s*[？?]?\s*$")
 # Openings that announce a new topic: what follows stands alone unless a pronoun points back.
 _NEW_TOPIC_EN = re.compile(r"^\s*(by the way|btw|unrelated(ly)?|on another note|"
                            r"changing the subject|(a |one )?(different|separate|new) question)\b",
@@ -75,7 +72,8 @@ def has_pronoun(question: str, language: Language) -> bool:
 
 def refers_back(question: str, language: Language, n_terms: int) -> Cue | None:
     """How the question's words continue the thread: ``"firm"`` for a pronoun, an opening
-    like "what about" or a bare "…呢？" (also after "如果"/"那"), ``"weak"`` for a
+    like "what about", a bare "…呢？", or a joining opening with a demonstrative or a
+    closing 呢 ("如果…呢？", "So what's next?"), ``"weak"`` for a
     demonstrative or "also" in a short question (a long question with "that" names its own
     topic), ``"glue"`` for an opening that only joins it to the conversation ("and", "那",
     "如果"), ``"new"`` for one that announces another topic ("对了", "by the way"), ``None``
@@ -92,7 +90,9 @@ def refers_back(question: str, language: Language, n_terms: int) -> Cue | None:
             return "firm"
     glue, refer = (_GLUE_ZH, _REFER_ZH) if language == "zh" else (_GLUE_EN, _REFER_EN)
     joined = glue.match(question)
-    if joined and language == "zh" and _CLOSING_NE.search(question):
+    if joined and refer.search(question):
+        # Two signs together: "So what is the next one?", "那这个也要审批吗？", and a closing
+        # 呢 after "如果" asks "what if …?" of the earlier question ("如果联系不上呢？").
         return "firm"
     if refer.search(question) and n_terms <= 4:
         return "weak"

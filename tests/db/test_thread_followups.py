@@ -73,3 +73,33 @@ def test_a_pronoun_takes_the_thread_topic_and_a_new_topic_is_asked_as_it_is(
     assert allowance[1] is None
     assert allowance[2] == "holiday-schedule-2026"
     assert "2月12日" in allowance[0]
+
+
+def test_an_opening_before_a_topic_of_its_own_adds_nothing_of_the_thread(agent: Agent) -> None:
+    sick, hotel, over = _thread(agent, "opening", [
+        "病假需要什么证明？", "那出差住宿标准是多少？", "如果超标了呢？"])
+    assert sick[2] == "leave-policy"
+    # "那" joins the question to the conversation; the question names its own topic.
+    assert hotel[1] is None
+    assert "病假" not in hotel[0]
+    # "如果…呢？" with one word of its own asks "what if …?" of the hotel question.
+    assert over[1] is not None
+    assert "住宿" in over[1]
+    assert "病假" not in over[1]
+
+
+def test_a_word_the_segmenter_splits_still_names_the_new_topic(agent: Agent) -> None:
+    _, carry_over = _thread(agent, "split-word", [
+        "How do I connect to the office Wi-Fi?", "年假能顺延吗？"])
+    # jieba reads 年 / 假能 / 顺延; the leave policy holds 年假 whole, so the question is a
+    # topic of its own, not the Wi-Fi question's follow-up.
+    assert carry_over[1] is None
+    assert carry_over[2] == "leave-policy"
+    assert "3 月 31 日" in _first_line(carry_over[0])
+
+
+def test_by_the_way_starts_a_new_topic_even_one_the_documents_lack(agent: Agent) -> None:
+    _, gym = _thread(agent, "by-the-way", ["数据库多久备份一次？", "对了，公司有健身房吗？"])
+    # Nothing of the backup question is carried into it, nor answered from its runbook.
+    assert gym[1] is None
+    assert gym[2] != "database-backup"

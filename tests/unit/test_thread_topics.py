@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agent.engine import OfflineEngine
-from agent.offline.topic import refers_back, rewrite, topic_evidence, topic_terms
+from agent.offline.topic import refers_back, rewrite, split_words, topic_evidence, topic_terms
 from agent.state import Passage, TopicEvidence, Turn, Understanding
 
 E = OfflineEngine()
@@ -111,6 +111,13 @@ def test_cues_firm_weak_or_none() -> None:
     assert refers_back("加班餐补呢？", "zh", 2) == "firm"
     assert refers_back("谁来签字呢？", "zh", 1) == "weak"
     assert refers_back("会议室在几楼呢？", "zh", 2) == "weak"
+    # An opening that only joins the question to the conversation; one announcing another.
+    assert refers_back("And where is the gym?", "en", 1) == "glue"
+    assert refers_back("如果班车晚点了怎么办？", "zh", 3) == "glue"
+    assert refers_back("如果班车晚点了呢？", "zh", 2) == "firm"
+    assert refers_back("对了，班车几点发车？", "zh", 2) == "new"
+    assert refers_back("btw does the shuttle run on sundays?", "en", 3) == "new"
+    assert refers_back("by the way, is it free?", "en", 1) == "firm"
 
 
 def test_topic_evidence_reads_coverage_and_the_threads_documents() -> None:
@@ -158,3 +165,53 @@ def test_a_pronoun_across_languages_is_named_by_the_cited_title_in_the_askers_la
     zh_title = turn("平板电脑被偷了怎么办？", ["平板电脑", "被偷"], answer="报告 IT。",
                     title="平板电脑失窃处理", doc_id="tablets")
     assert "平板电脑" in topic_terms([zh_title], language="en")
+
+
+SICK = turn("病假要交什么材料？", ["病假", "材料"], answer="病假超过 2 天需提供医院证明。",
+            title="请假制度", doc_id="leave")
+
+
+def test_an_opening_that_joins_a_question_with_its_own_topic_adds_nothing() -> None:
+    # "那" / "如果" / "and" join the question to the conversation; its own words, found
+    # together by its own search, name what it asks.
+    for question in ("那出差住宿标准是多少？", "如果差旅住宿超标了怎么办？"):
+        for evidence in (CONFIDENT, TopicEvidence(confident=True, overlap=True)):
+            u = understand(question, [SICK], evidence)
+            assert not u["is_followup"], question
+            assert u["query"] == question
+            assert u["implicit_context"] == []
+    u = understand("And how do I book a meeting room for ten people?", [EXPENSES], CONFIDENT)
+    assert u["query"] == "And how do I book a meeting room for ten people?"
+
+
+def test_an_opening_before_few_words_or_a_closing_ne_still_leans_on_the_thread() -> None:
+    # Two words of its own found together are a slot of the earlier question, not a topic.
+    u = understand("那最快几天到账？", [SICK], CONFIDENT)
+    assert u["is_followup"]
+    # "如果…呢？" asks "what if …?" of the earlier question, however many words it has.
+    u = understand("如果医院证明晚了三天才交上去呢？", [SICK], CONFIDENT)
+    assert u["is_followup"]
+    assert "病假" in u["query"]
+    assert understand("And why?", [EXPENSES], CONFIDENT)["is_followup"]
+    # Without a search to go by, an opening leans on the thread as before.
+    assert understand("那出差住宿标准是多少？", [SICK])["is_followup"]
+
+
+def test_by_the_way_announces_a_new_topic_even_when_its_search_finds_nothing() -> None:
+    for question in ("对了，公司有班车吗？", "顺便问一下 公积金比例多少", "btw gym hours?"):
+        u = understand(question, [SICK], LOST)
+        assert not u["is_followup"], question
+        assert u["query"] == question
+    # A pronoun after it still points back.
+    assert understand("By the way, is it paid?", [SICK], LOST)["is_followup"]
+
+
+def test_a_word_the_segmenter_splits_counts_when_a_passage_holds_it_whole() -> None:
+    # jieba cuts "年假能顺延吗" into 年 / 假能 / 顺延: the leave is named all the same.
+    leave = [passage("leave", "年假当年未休完可顺延至次年 3 月 31 日。")]
+    assert split_words("年假能顺延吗？", ["年假当年未休完可顺延至次年3月31日。"]) == ["年假"]
+    assert topic_evidence("年假能顺延吗？", leave, [EXPENSES])["confident"]
+    # Characters no passage holds together stay apart: nothing is made up.
+    assert split_words("年假能顺延吗？", ["调休顺延至下周。"]) == []
+    assert not topic_evidence("年假能顺延吗？", [passage("rest", "调休顺延至下周。")],
+                              [EXPENSES])["confident"]

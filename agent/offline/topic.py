@@ -18,7 +18,8 @@ from agent.offline.answerable import REFUSE_BELOW, evidence_coverage, held_terms
 from agent.state import Language, Passage, TopicEvidence, Turn
 from agent.text import Alternatives, content_terms, norm
 from agent.wording import plain
-from store.tokenize import STOPWORDS, has_cjk, language_of, normalize, tokens
+from store.joined_words import GRAMMATICAL
+from store.tokenize import has_cjk, language_of, normalize, tokens
 
 # Pronouns that cannot be resolved inside the question itself: always a follow-up.
 _PRONOUN_EN = re.compile(r"\b(it|its|they|them|their|theirs|he|she|his|her|him)\b", re.I)
@@ -82,21 +83,23 @@ def refers_back(question: str, language: Language, n_terms: int) -> Cue | None:
         return "firm"
     if (_NEW_TOPIC_ZH if language == "zh" else _NEW_TOPIC_EN).match(question):
         return "new"
-    if language == "en" and _START_EN.match(question):
-        return "firm"
-    if language == "zh":
-        about = _WHAT_ABOUT_ZH.match(question)
-        if about and not _ASKS_ZH.search(about.group(1)):
-            return "firm"
     glue, refer = (_GLUE_ZH, _REFER_ZH) if language == "zh" else (_GLUE_EN, _REFER_EN)
     joined = glue.match(question)
-    if joined and refer.search(question):
-        # Two signs together: "So what is the next one?", "那这个也要审批吗？", and a closing
-        # 呢 after "如果" asks "what if …?" of the earlier question ("如果联系不上呢？").
+    # Two signs together are firm: "So what is the next one?", "那这个也要审批吗？", and a
+    # closing 呢 after "如果" asks "what if …?" of the earlier question ("如果联系不上呢？").
+    if _asks_about(question, language) or (joined and refer.search(question)):
         return "firm"
     if refer.search(question) and n_terms <= 4:
         return "weak"
     return "glue" if joined else None
+
+
+def _asks_about(question: str, language: Language) -> bool:
+    """"What about …?" / "X呢？": the earlier question asked of something else."""
+    if language == "en":
+        return bool(_START_EN.match(question))
+    about = _WHAT_ABOUT_ZH.match(question)
+    return bool(about and not _ASKS_ZH.search(about.group(1)))
 
 
 def _foreign(term: str, language: Language) -> bool:
@@ -167,16 +170,17 @@ def rewrite(question: str, language: Language, borrowed: list[str]) -> str:
 def split_words(question: str, passages: list[str]) -> list[str]:
     """Chinese words the segmenter does not know, read back from the documents: it cuts
     "年假能顺延吗？" into 年 / 假能 / 顺延 (or 年 / 假 / …), so the question seems to name no
-    leave at all. A lone character (no function word) and the character after it, when one
-    of ``passages`` (normalized text) holds the two together, are such a word: the segmenter
-    leaves the head of a word it does not know alone and joins its tail to what follows."""
+    leave at all. The tokenizer joins two lone characters that CC-CEDICT lists
+    (``store.joined_words``); a lone character whose next character
+    jieba joined to the word after it is read here: the two are a word when one of
+    ``passages`` (normalized text) holds them together and neither is a grammatical one."""
     out: list[str] = []
     for run in _CJK_RUN.findall(normalize(plain(question))):
         at, taken = 0, 0
         for word in tokens(run, precise=True):
             at = run.index(word, at)
             pair = run[at:at + 2]
-            if len(word) == 1 and word not in STOPWORDS and len(pair) == 2 and \
+            if len(word) == 1 and len(pair) == 2 and not GRAMMATICAL & set(pair) and \
                     at >= taken and any(pair in p for p in passages):
                 out.append(pair)
                 taken = at + 2  # its second character starts no word of its own

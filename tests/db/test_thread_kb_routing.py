@@ -140,7 +140,9 @@ def test_a_follow_up_after_a_clarification_stays_with_the_clarified_topics_kb(
 def test_a_follow_up_that_names_another_domains_topic_moves_there(agent: Agent) -> None:
     _, trace = _turn(agent, "t-move", "The VPN keeps dropping on hotel Wi-Fi, what should I do?")
     assert trace["kbs_searched"] == ["it"]
-    moved, trace = _turn(agent, "t-move", "那出差住宿标准是多少？")
+    # An ellipsis (a follow-up) whose own two words single out another KB; a question that
+    # names its whole topic after "那" ("那出差住宿标准是多少？") is no follow-up at all.
+    moved, trace = _turn(agent, "t-move", "那出差住宿呢？")
     assert trace["kbs_searched"] == ["people"]
     assert trace["kb_reason"].startswith("topic changed")
     assert all(c.kb == "people" for c in moved.citations)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from agent.engine import OfflineEngine
 from agent.offline.topic import refers_back, rewrite, split_words, topic_evidence, topic_terms
-from agent.state import Passage, TopicEvidence, Turn, Understanding
+from agent.state import Passage, TopicEvidence, Turn, Understanding, UnderstandInput
 
 E = OfflineEngine()
 CONFIDENT = TopicEvidence(confident=True, overlap=False)
@@ -22,10 +22,10 @@ def turn(question: str, entities: list[str], *, answer: str = "...", title: str 
 
 def understand(question: str, history: list[Turn],
                evidence: TopicEvidence | None = None) -> Understanding:
-    inp = {"question": question, "history": history}
+    inp = UnderstandInput(question=question, history=history)
     if evidence is not None:
         inp["evidence"] = evidence
-    return E.understand(inp)  # type: ignore[arg-type]
+    return E.understand(inp)
 
 
 def passage(doc_id: str, text: str, rank: int = 0) -> Passage:

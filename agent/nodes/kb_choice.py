@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from agent.kb_route import TRANSLATED, KbEvidence, kb_shares, pick
+from agent.kb_route import KbEvidence, choose, gloss_weights
 from agent.state import GraphState, KbChoice, KbOption, Understanding
 from agent.text import content_terms, norm
 
@@ -33,6 +33,7 @@ def kb_options(ctx: RunContext, u: Understanding) -> tuple[list[KbOption], KbCho
 
     terms = content_terms(u["query"])
     alternatives = u.get("translated_terms", {})
+    weight = gloss_weights(terms, alternatives)
     evidence: list[KbEvidence] = []
     abouts: dict[str, str] = {}
     with ctx.pool.connection() as conn:
@@ -48,13 +49,12 @@ def kb_options(ctx: RunContext, u: Understanding) -> tuple[list[KbOption], KbCho
             evidence.append(KbEvidence(
                 name=name, passages=passages,
                 held={t: max([float(held.get(t, 0)),
-                              *(TRANSLATED * held.get(a, 0) for a in alternatives.get(t, []))])
+                              *(weight[a] * held.get(a, 0) for a in alternatives.get(t, []))])
                       for t in terms},
                 described=frozenset(t for t in terms
                                     if t in words or any(norm(a) in words
                                                          for a in alternatives.get(t, [])))))
-    shares = kb_shares(evidence, terms)
-    kbs, reason = pick(shares, ctx.kbs)
+    kbs, reason, shares = choose(evidence, terms, ctx.kbs)
     options = [KbOption(name=n, about=abouts[n], share=shares[n]) for n in ctx.kbs]
     return options, KbChoice(kbs=kbs, reason=reason, shares=shares)
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.kb_route import KbEvidence, kb_shares, pick
+from agent.kb_route import TRANSLATED, KbEvidence, choose, gloss_weights, kb_shares, pick
 from bot.conversations.deps import kbs_from_settings
 from bot.evaluation.dataset import DatasetError, Question
 from bot.evaluation.split import routing_accuracy, split_lines
@@ -118,3 +118,72 @@ def test_split_corpus_names_a_line_without_its_kb(tmp_path: Path) -> None:
     per_kb, doc_kb = split_lines(corpus, "p")
     assert list(per_kb) == ["p-hr"]
     assert doc_kb == {"a": "p-hr"}
+
+
+def test_a_lead_resting_on_words_one_passage_holds_searches_every_kb() -> None:
+    # "hotel", "night" and "cap" appear once here and there: the smallest KB holds most of
+    # them, so its share leads, but chance mentions in a passage or two do not place a topic.
+    terms = ["hotel", "night", "cap"]
+    order = ["facilities", "finance", "hr"]
+    evidence = [_evidence("facilities", 20, {"hotel": 1, "night": 1}),
+                _evidence("finance", 60, {"cap": 1, "night": 1}),
+                _evidence("hr", 60, {"hotel": 1, "cap": 0.25})]
+    shares = kb_shares(evidence, terms)
+    assert pick(shares, order)[0] == ["facilities"]
+    kbs, reason, same = choose(evidence, terms, order)
+    assert same == shares
+    assert kbs == ["facilities", "finance", "hr"]
+    assert "few of its passages" in reason
+    # a word held in two of its passages, or one word no other KB holds ("probation" in
+    # the HR KB alone), is evidence enough
+    twice = [_evidence("facilities", 20, {"hotel": 2, "night": 1}), *evidence[1:]]
+    assert choose(twice, terms, order)[0] == ["facilities"]
+    alone = [evidence[0], _evidence("finance", 60, {"cap": 1}), evidence[2]]
+    assert choose(alone, terms, order)[0] == ["facilities"]
+
+
+def test_a_question_mostly_in_no_kb_adds_the_kbs_that_hold_its_other_words() -> None:
+    # "到账" and "工资卡" are in no KB: "审批" alone sends a question about when the money
+    # arrives to the engineering KB's change approvals, though the HR KB holds it too
+    terms = ["审批", "到账", "工资卡"]
+    order = ["eng", "hr", "it"]
+    evidence = [_evidence("eng", 50, {"审批": 8}), _evidence("hr", 40, {"审批": 2}),
+                _evidence("it", 20, {})]
+    assert pick(kb_shares(evidence, terms), order)[0] == ["eng"]
+    kbs, reason, _ = choose(evidence, terms, order)
+    assert kbs == ["eng", "hr"]
+    assert reason.startswith("2 of the question's 3 words are in no knowledge base")
+    # the words it holds are the KB's own ("笔记本电脑" of "笔记本电脑坏了怎么报修"), or
+    # the question's words are mostly known: the pick stands
+    own = [evidence[0], _evidence("hr", 40, {"审批": 1}), evidence[2]]
+    assert pick(kb_shares(own, terms), order)[0] == ["eng"]
+    assert choose(own, terms, order)[0] == ["eng"]
+    known = [_evidence("eng", 50, {"审批": 8, "到账": 1}), *evidence[1:]]
+    assert choose(known, terms, order)[0] == ["eng"]
+
+
+def test_a_kb_holding_a_word_the_pick_lacks_is_searched_beside_it() -> None:
+    # English words of an IT handbook outweigh the HR KB's Chinese policy, which holds the
+    # topic ("parental leave" through its gloss) but none of the question's other words.
+    terms = ["weeks", "parental", "leave", "after", "birth"]
+    evidence = [_evidence("it", 20, {"weeks": 3, "after": 3, "birth": 1}),
+                _evidence("hr", 40, {"parental": 3, "leave": 3}),
+                _evidence("eng", 60, {"after": 4, "weeks": 1})]
+    kbs, reason, shares = choose(evidence, terms, ["hr", "it", "eng"])
+    assert pick(shares, ["hr", "it", "eng"])[0] == ["it"]
+    assert kbs == ["it", "hr"]
+    assert "hr also holds a word it lacks" in reason
+    # a word the pick holds too, or one other passage, is no disagreement
+    evidence[0] = _evidence("it", 20, {"weeks": 3, "after": 3, "birth": 1, "parental": 1})
+    evidence[1] = _evidence("hr", 40, {"parental": 3, "leave": 1})
+    assert choose(evidence, terms, ["hr", "it", "eng"])[0] == ["it"]
+
+
+def test_a_gloss_two_question_words_share_counts_as_the_words() -> None:
+    weights = gloss_weights(["parental", "leave", "policy"],
+                            {"parental": ["育儿假", "父母"], "leave": ["育儿假", "离开"],
+                             "policy": ["政策"]})
+    assert weights == {"育儿假": 1.0, "父母": TRANSLATED, "离开": TRANSLATED,
+                       "政策": TRANSLATED}
+    # one word listing the same gloss twice is still one word's gloss
+    assert gloss_weights(["leave"], {"leave": ["休假", "休假"]}) == {"休假": TRANSLATED}

@@ -54,7 +54,7 @@ def handle(args: argparse.Namespace, ctx: AppContext) -> int:
     from rich.markup import escape
 
     from agent.api import Question, StageEvent
-    from agent.errors import TurnTimeoutError
+    from agent.errors import QuestionTooLongError, TurnTimeoutError
     from bot.cli.ask import build_cli_agent
     from bot.cli.deadline import TurnAbandonedError, within_deadline
 
@@ -92,7 +92,8 @@ def handle(args: argparse.Namespace, ctx: AppContext) -> int:
                     result = within_deadline(call, ctx.settings.turn_timeout_s)
                 except TurnAbandonedError:
                     raise  # still running: a new question in this thread would wait on it
-                except TurnTimeoutError as exc:
+                except (TurnTimeoutError, QuestionTooLongError) as exc:
+                    # The asker is told and asks again; the session goes on.
                     console.print(f"[red]{escape(str(exc))}[/]")
                     continue
             pending = result.clarification.options if result.clarification else None

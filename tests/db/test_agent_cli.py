@@ -61,3 +61,13 @@ def test_chat_answers_each_line_in_one_thread_until_exit(cli_env, capsys, monkey
     assert "Hi! I answer questions" in out
     assert "vpn.lanting.example" in out
     assert "[1] VPN setup" in out
+
+
+def test_chat_tells_of_a_question_over_the_limit_and_goes_on(cli_env, capsys, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    too_long = "Where is the VPN server? " * 200  # 5,000 characters
+    monkeypatch.setattr(sys, "stdin", io.StringIO(
+        too_long + "\nWhat is the VPN server address?\nexit\n"))
+    assert main(["chat", "--kb", KB]) == 0
+    out = capsys.readouterr().out
+    assert "the limit is 4,000" in out
+    assert "vpn.lanting.example" in out

@@ -62,3 +62,28 @@ def samples_agent(admin_url: str, template: str, embedder: Any, kb: str,
             yield agent
         finally:
             agent.close()
+
+
+def keyword_lines(conn: Any, kb: Any, key: str, texts: list[str], embedder: Any, *,
+                  seed: int = 0) -> None:
+    """Document ``key`` of ``kb`` (public) with one chunk per text, its keyword index as
+    ingest writes it and random vectors: only the keyword side and translations are under
+    test."""
+    import numpy as np
+
+    from store.tokenize import keyword_text
+
+    rng = np.random.default_rng(seed)
+    row = conn.execute(
+        "INSERT INTO documents (kb_id, generation, doc_key, source, title, content_hash, acl) "
+        "VALUES (%s, %s, %s, %s, %s, md5(%s), '{public}') RETURNING id",
+        [kb.id, kb.active_generation, key, f"/docs/{key}.md", key, key]).fetchone()
+    assert row is not None
+    for position, text in enumerate(texts):
+        conn.execute(
+            "INSERT INTO chunks (document_id, kb_id, generation, position, text, token_count, "
+            "tsv, embedding, dim, doc_type, source, acl, updated_at) VALUES (%s, %s, %s, %s, "
+            "%s, 5, to_tsvector('simple', %s), %s, %s, 'document', %s, '{public}', now())",
+            [row[0], kb.id, kb.active_generation, position, text, keyword_text(text),
+             rng.standard_normal(embedder.dim).astype(np.float32), embedder.dim,
+             f"/docs/{key}.md"])

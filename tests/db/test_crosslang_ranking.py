@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 import pytest
 from psycopg_pool import ConnectionPool
 
@@ -14,7 +13,7 @@ from store.crosslang import Translator
 from store.embedder import Embedder
 from store.kb import get_or_create_kb
 from store.search import search
-from store.tokenize import keyword_text
+from tests.databases import keyword_lines
 
 pytestmark = pytest.mark.db
 
@@ -41,22 +40,9 @@ TEXTS = [
 
 @pytest.fixture
 def kb(pool: ConnectionPool, embedder: Any) -> str:
-    rng = np.random.default_rng(11)
     with pool.connection() as conn:
-        kb = get_or_create_kb(conn, "bilingual", embedder)
-        row = conn.execute(
-            "INSERT INTO documents (kb_id, generation, doc_key, source, title, content_hash, "
-            "acl) VALUES (%s, %s, 'mixed', '/docs/mixed.md', 'mixed', md5('mixed'), "
-            "'{public}') RETURNING id", [kb.id, kb.active_generation]).fetchone()
-        assert row is not None
-        for position, text in enumerate(TEXTS):
-            conn.execute(
-                "INSERT INTO chunks (document_id, kb_id, generation, position, text, "
-                "token_count, tsv, embedding, dim, doc_type, source, acl, updated_at) VALUES "
-                "(%s, %s, %s, %s, %s, 5, to_tsvector('simple', %s), %s, %s, 'document', "
-                "'/docs/mixed.md', '{public}', now())",
-                [row[0], kb.id, kb.active_generation, position, text, keyword_text(text),
-                 rng.standard_normal(embedder.dim).astype(np.float32), embedder.dim])
+        keyword_lines(conn, get_or_create_kb(conn, "bilingual", embedder), "mixed", TEXTS,
+                      embedder, seed=11)
     return "bilingual"
 
 

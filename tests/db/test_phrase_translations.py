@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 import pytest
 from psycopg_pool import ConnectionPool
 
 from store.crosslang import Translator
 from store.kb import get_or_create_kb
-from store.tokenize import keyword_text, query_terms
+from store.tokenize import query_terms
+from tests.databases import keyword_lines
 
 pytestmark = pytest.mark.db
 
@@ -30,22 +30,9 @@ TEXTS = [
 
 @pytest.fixture
 def kb_id(pool: ConnectionPool, embedder: Any) -> int:
-    rng = np.random.default_rng(7)
     with pool.connection() as conn:
         kb = get_or_create_kb(conn, "phrases", embedder)
-        row = conn.execute(
-            "INSERT INTO documents (kb_id, generation, doc_key, source, title, content_hash, "
-            "acl) VALUES (%s, %s, 'notes', '/docs/notes.md', 'notes', md5('notes'), "
-            "'{public}') RETURNING id", [kb.id, kb.active_generation]).fetchone()
-        assert row is not None
-        for position, text in enumerate(TEXTS):
-            conn.execute(
-                "INSERT INTO chunks (document_id, kb_id, generation, position, text, "
-                "token_count, tsv, embedding, dim, doc_type, source, acl, updated_at) VALUES "
-                "(%s, %s, %s, %s, %s, 5, to_tsvector('simple', %s), %s, %s, 'document', "
-                "'/docs/notes.md', '{public}', now())",
-                [row[0], kb.id, kb.active_generation, position, text, keyword_text(text),
-                 rng.standard_normal(embedder.dim).astype(np.float32), embedder.dim])
+        keyword_lines(conn, kb, "notes", TEXTS, embedder, seed=7)
         return kb.id
 
 

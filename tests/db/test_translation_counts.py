@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 import pytest
 from psycopg_pool import ConnectionPool
 
 from store.kb import get_or_create_kb
 from store.kb_vocab import COUNTS_SQL, document_frequencies
-from store.tokenize import keyword_text, tsquery
+from store.tokenize import tsquery
+from tests.databases import keyword_lines
 
 pytestmark = pytest.mark.db
 
@@ -29,23 +29,6 @@ TEXTS = [
 ]
 
 
-def _insert(conn: Any, kb: Any, key: str, texts: list[str], embedder: Any) -> None:
-    rng = np.random.default_rng(len(key))
-    row = conn.execute(
-        "INSERT INTO documents (kb_id, generation, doc_key, source, title, content_hash, acl) "
-        "VALUES (%s, %s, %s, %s, %s, md5(%s), '{public}') RETURNING id",
-        [kb.id, kb.active_generation, key, f"/docs/{key}.md", key, key]).fetchone()
-    assert row is not None
-    for position, text in enumerate(texts):
-        conn.execute(
-            "INSERT INTO chunks (document_id, kb_id, generation, position, text, token_count, "
-            "tsv, embedding, dim, doc_type, source, acl, updated_at) VALUES (%s, %s, %s, %s, "
-            "%s, 5, to_tsvector('simple', %s), %s, %s, 'document', %s, '{public}', now())",
-            [row[0], kb.id, kb.active_generation, position, text, keyword_text(text),
-             rng.standard_normal(embedder.dim).astype(np.float32), embedder.dim,
-             f"/docs/{key}.md"])
-
-
 def _scan_count(conn: Any, kb_id: int, word: str) -> int:
     row = conn.execute(
         "SELECT count(*) FROM chunks c JOIN knowledge_bases k ON c.kb_id = k.id "
@@ -60,7 +43,7 @@ def test_chinese_word_counts_equal_a_scan_of_the_texts(
     with pool.connection() as conn:
         kb = get_or_create_kb(conn, "counts", embedder)
         for i, text in enumerate(TEXTS):
-            _insert(conn, kb, f"d{i}", [text], embedder)
+            keyword_lines(conn, kb, f"d{i}", [text], embedder, seed=len(f"d{i}"))
         words = ["审批表", "差旅", "差旅费", "数据库", "库存", "年假", "vpn", "monthly"]
         df, total = document_frequencies(conn, [kb.id], words)
         assert total == len(TEXTS)
@@ -76,7 +59,7 @@ def test_a_chinese_word_is_counted_through_the_keyword_index(
         pool: ConnectionPool, embedder: Any) -> None:
     with pool.connection() as conn:
         kb = get_or_create_kb(conn, "large", embedder)
-        _insert(conn, kb, "base", TEXTS, embedder)
+        keyword_lines(conn, kb, "base", TEXTS, embedder, seed=len("base"))
         # Enough passages that reading them all costs more than the index: the planner's
         # choice, not a forced one.
         conn.execute(

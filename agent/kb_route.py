@@ -52,11 +52,17 @@ def gloss_weights(terms: Sequence[str], alternatives: Mapping[str, Sequence[str]
     return {a: 1.0 if n >= 2 else TRANSLATED for a, n in shared.items()}
 
 
+def _counts(evidence: Sequence[KbEvidence], terms: Sequence[str]
+            ) -> dict[str, dict[str, float]]:
+    """Per KB, the passages holding each of ``terms``, described words counted extra."""
+    return {e.name: {t: e.held.get(t, 0.0) + (DESCRIBED if t in e.described else 0.0)
+                     for t in terms} for e in evidence}
+
+
 def kb_shares(evidence: Sequence[KbEvidence], terms: Sequence[str]) -> dict[str, float]:
     """Each KB's share of the question (shares sum to 1, or are all 0 when no KB holds any
     of ``terms``)."""
-    counts = {e.name: {t: e.held.get(t, 0.0) + (DESCRIBED if t in e.described else 0.0)
-                       for t in terms} for e in evidence}
+    counts = _counts(evidence, terms)
     total = sum(max(e.passages, 1) for e in evidence)
     log_like = {e.name: 0.0 for e in evidence}
     used = 0
@@ -115,8 +121,7 @@ def choose(evidence: Sequence[KbEvidence], terms: Sequence[str], order: Sequence
     if len(kbs) != 1 or len(order) <= 1:
         return kbs, reason, shares
     words = list(dict.fromkeys(terms))
-    counts = {e.name: {t: e.held.get(t, 0.0) + (DESCRIBED if t in e.described else 0.0)
-                       for t in words} for e in evidence}
+    counts = _counts(evidence, words)
     ranked = sorted(order, key=lambda n: (-shares.get(n, 0.0), order.index(n)))
     best = kbs[0]
     others = [n for n in ranked if n != best]

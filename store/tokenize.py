@@ -58,14 +58,7 @@ def tokens(text: str, *, drop_stopwords: bool = False, precise: bool = False) ->
 def _joined(words: list[str]) -> list[str]:
     """jieba's ``words`` with two adjacent single characters that make a word it does not
     know joined into that word (``store.joined_words``: 年 / 假 -> 年假)."""
-    known = joined_words()
-    out: list[str] = []
-    for w in words:
-        if len(w) == 1 and out and len(out[-1]) == 1 and out[-1] + w in known:
-            out[-1] += w
-        else:
-            out.append(w)
-    return out
+    return [word for word, _ in _joined_tags([(w, "") for w in words])]
 
 
 def _joined_tags(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:

@@ -200,7 +200,7 @@ def rank_sentences(inp: GenerateInput, terms: list[str],
                     or _is_code(s) or _LEAD_IN.search(s)):
                 continue
             st = terms_of(unit.about, all_terms, alternatives)
-            heading = unit.heading or (p["heading_path"][-1] if p["heading_path"] else "")
+            heading = unit.heading or own
             if ((value is not None and value.search(s))
                     or (section is not None and section.search(heading))):
                 holding.add((n, s))

@@ -20,6 +20,7 @@ _CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _RUN = re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+", re.UNICODE)
 _IS_CJK = re.compile(rf"[{_CJK}]")
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_LATIN = re.compile(r"[A-Za-z]")
 
 # Function words that match nearly every passage and carry no topic.
 _STOPWORD_TEXT = """
@@ -151,7 +152,36 @@ def is_chinese(text: str) -> bool:
 Language = Literal["zh", "en"]
 
 
+# The words that carry a sentence's grammar in each language: its function words, and for
+# Chinese its question words and particles, colloquial ones included (啥, 咋).
+_EN_GRAMMAR = frozenset(w for w in STOPWORDS if not _IS_CJK.match(w)) | frozenset(
+    ["not", "no", "my", "me", "does", "do", "did", "is", "are", "can", "should", "much", "many"])
+_ZH_GRAMMAR = frozenset(w for w in STOPWORDS if _IS_CJK.match(w)) | frozenset(
+    ["啥", "咋", "咋办", "咋样", "为啥", "啥意思", "不", "没", "吗", "多少", "多久", "几", "谁",
+     "能", "可以", "要", "还", "就", "怎么办", "为什么", "是不是"])
+
+
+_QUOTED = re.compile(r"「[^」]*」|『[^』]*』|“[^”]*”|‘[^’]*’|《[^》]*》|\"[^\"]*\"|`[^`]*`")
+
+
 def language_of(text: str) -> Language:
-    """The one language detector of the code base (questions, answers, commands, replies):
-    Chinese by ``is_chinese``, otherwise English."""
-    return "zh" if is_chinese(text) else "en"
+    """The one language detector of the code base (questions, answers, commands, replies).
+
+    A sentence that mixes the two scripts is in the language that carries its grammar, the
+    one its function and question words are in: "root cause是啥", "redis 报 OOM command not
+    allowed 写不进去了咋办" are Chinese questions quoting English terms and messages, "What
+    does 调休 mean?" an English one quoting a Chinese word, whatever share of the letters
+    each script has. With as many grammatical words of each (or none), the language the
+    sentence ends in: a question is finished in its own ("报错 connection refused by the
+    server 是什么原因")."""
+    if not _IS_CJK.search(text) or not _LATIN.search(text):
+        return "zh" if is_chinese(text) else "en"
+    # A quotation is the quoted text's grammar, not the asker's: "英文名为什么取为「Mercy on
+    # the Earth」？", "报错 `permission denied` 是啥".
+    words = tokens(_QUOTED.sub(" ", text), precise=True) or tokens(text, precise=True)
+    zh = sum(1 for w in words if w in _ZH_GRAMMAR)
+    en = sum(1 for w in words if w in _EN_GRAMMAR)
+    if zh != en:
+        return "zh" if zh > en else "en"
+    last = next((w for w in reversed(words) if _WORD.fullmatch(w) and not w.isdigit()), "")
+    return "zh" if _IS_CJK.match(last) else "en"

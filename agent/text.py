@@ -31,6 +31,11 @@ GENERIC = frozenset([
     "吗", "多少", "几", "是不是", "有没有", "一些", "如果", "那么", "所以", "但是",
     "因为", "然后", "时候", "时", "后", "前", "什么样", "是什么", "哪儿",
     "为何", "参考",
+    # Possessives and adverbs of the asker's situation, as "me", "actually", "still" above:
+    # "forgot my pwd", "pod 一直 CrashLoopBackOff", "当时其实可以…吗" name no topic by them.
+    "my", "一直", "总是", "老是", "其实", "本来", "到底", "究竟",
+    # Time pointed at, not named ("那次故障", "当时"): the event is named by the other words.
+    "那次", "这次", "上次", "那回", "这回", "当时", "那时", "那时候",
 ])
 # Chinese question words that jieba keeps whole ("几天", "哪几天", "多少个", "多久"): they ask
 # for the value, they do not name the topic (agent.offline.asked reads what they ask for).
@@ -59,10 +64,19 @@ def all_content_terms(text: str) -> list[str]:
     is "oncall", and "more than" / "exceeding" are "above" (which "以上" holds: see
     ``term_set``)."""
     seen: dict[str, None] = {}
-    for w in tokens(plain(text), precise=True):
-        if w not in GENERIC and w not in STOPWORDS and not _ZH_ASKING.match(w):
+    words = tokens(plain(text), precise=True)
+    for i, w in enumerate(words):
+        if _is_month(w, words[i + 1:i + 2]):
+            # "8月" names a month, not the number 8 that "8天" holds.
+            seen.setdefault(w + "月", None)
+        elif w not in GENERIC and w not in STOPWORDS and not _ZH_ASKING.match(w):
             seen.setdefault(w, None)
     return list(seen)
+
+
+def _is_month(word: str, following: list[str]) -> bool:
+    """A number from 1 to 12 that 月 follows: a month ("8月"), the term is the two."""
+    return following == ["月"] and word.isdigit() and 1 <= int(word) <= 12
 
 
 def content_terms(text: str) -> list[str]:

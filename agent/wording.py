@@ -16,9 +16,26 @@ import contractions
 # script" is not "she will script", a "root cause" not "root because", a "git diff" not a
 # "git different".
 _ORDINARY_WORDS = frozenset(["shell", "shed", "cause", "diff", "sos", "em", "ol", "hows"])
-# Chat spellings of function words the library does not list.
-_CHAT = {"r": "are", "pls": "please", "plz": "please", "thru": "through"}
-_CHAT_WORD = re.compile(r"\b(" + "|".join(_CHAT) + r")\b", re.IGNORECASE)
+# Chat spellings the library does not list: function words ("r", "wat", "w/"), and the
+# short forms people type for words a handbook spells out ("pwd", "2fa", "mgr").
+_CHAT = {"r": "are", "pls": "please", "plz": "please", "thru": "through", "wat": "what",
+         "wut": "what", "cuz": "because", "coz": "because", "b4": "before",
+         "smth": "something", "sth": "something", "w/o": "without", "w/out": "without",
+         "w/": "with"}
+ABBREVIATIONS = {"pwd": "password", "passwd": "password", "pw": "password",
+                 "2fa": "two-factor", "mfa": "multi-factor", "mgr": "manager",
+                 "dept": "department", "approx": "approximately"}
+_SPELLED = {**_CHAT, **ABBREVIATIONS}
+# "w/" and "w/o" end in a slash: no word boundary after them.
+_CHAT_WORD = re.compile(r"(?<![\w/])(" + "|".join(
+    re.escape(w) for w in sorted(_SPELLED, key=len, reverse=True)) + r")(?!(?<!/)[\w/])",
+    re.IGNORECASE)
+_ABBREVIATION = re.compile(r"(?<![\w/-])(" + "|".join(ABBREVIATIONS) + r")(?![\w/-])",
+                           re.IGNORECASE)
+# Colloquial Chinese question words, as the handbook writes them: 咋 is 怎么 (咋办, 咋处理),
+# 啥 is 什么 (啥意思, 为啥, 干啥). Only these two: each has no other reading in a question.
+_COLLOQUIAL_ZH = {"咋": "怎么", "啥": "什么"}
+_COLLOQUIAL = re.compile("[咋啥]")
 _WORD = re.compile(r"[A-Za-z]+")
 
 # "how long / often / far / soon …" asks for a measure: the adjective is the question word,
@@ -50,27 +67,51 @@ def _expand(match: re.Match[str]) -> str:
     return str(contractions.fix(word, slang=True))
 
 
+def spelled_out(word: str) -> str | None:
+    """What a chat spelling or short form stands for ("2fa" -> "two-factor"), if it is one."""
+    return _SPELLED.get(word.lower())
+
+
+def _spelled(match: re.Match[str]) -> str:
+    short = match.group(1)
+    # "w/the" is "with the": the slash stood between two words.
+    return _SPELLED[short.lower()] + (" " if short.endswith("/") else "")
+
+
 def plain(text: str) -> str:
     """``text`` as the handbook would write it, for reading its terms: contractions and chat
     spellings expanded ("whats" -> "what is", "cant" -> "cannot", "u" -> "you",
     "r" -> "are"), hyphenated compounds closed ("on-call" -> "oncall", the form
     ``variant_forms`` gives every passage), an English threshold phrasing made
     ``THRESHOLD`` (a Chinese one stays a word of its own: jieba reads the sentence), and
-    the adjective of "how long / how often" dropped."""
+    the adjective of "how long / how often" dropped, colloquial Chinese question words
+    written out (``standard_chinese``)."""
+    text = standard_chinese(text)
     text = re.sub(r"[A-Za-z]+(?:['’][A-Za-z]+)?", _expand, text)
-    text = _CHAT_WORD.sub(lambda m: _CHAT[m.group(1).lower()], text)
+    text = _CHAT_WORD.sub(_spelled, text)
     text = _HOW_MEASURE.sub("how", text)
     text = _EN_PHRASE.sub(THRESHOLD, text)
     return _HYPHENATED.sub(r"\1", text)
+
+
+def standard_chinese(text: str) -> str:
+    """``text`` with colloquial Chinese question words in their written form ("咋处理" ->
+    "怎么处理", "退出码137啥意思" -> "退出码137什么意思"), so that the rules reading how a
+    question asks (how-to, why, what is meant) and its terms see what they know."""
+    return _COLLOQUIAL.sub(lambda m: _COLLOQUIAL_ZH[m.group(0)], text)
 
 
 def variant_forms(text: str) -> set[str]:
     """Words ``text`` holds in another spelling: each pair of Latin words written apart or
     hyphenated, closed ("on call" / "on-call" give "oncall", "Wi-Fi" gives "wifi"), and
     ``THRESHOLD`` and its Chinese words when it states a value past a threshold in any
-    phrasing ("20000 元以上" holds "超过" and "above")."""
+    phrasing ("20000 元以上" holds "超过" and "above"), and the spelled-out form of a
+    short one ("2FA" holds "twofactor")."""
     lowered = text.lower()
     out = {a + b for a, b in _PAIR.findall(lowered)}
+    # A text that writes the short form ("enter your 2FA code") holds the spelled-out word
+    # a question is read by (``plain``: "2fa" -> "two-factor" -> "twofactor").
+    out |= {ABBREVIATIONS[m.lower()].replace("-", "") for m in _ABBREVIATION.findall(lowered)}
     if _ANY_THRESHOLD.search(lowered):
         out |= ZH_THRESHOLD_WORDS | {THRESHOLD}
     return out

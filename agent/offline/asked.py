@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from agent.wording import spelled_out
 from store.tokenize import chinese_names
 
 # Chinese: 几/多少 + measure word ("几天", "多少个人", "多少钱").
@@ -125,9 +126,11 @@ _QUANTITY = re.compile(r"^\d+(?:am|pm|h|hr|hrs|min|mins|ms|s|d|k|m|km|kg|g|gb|mb
 
 
 def codes(question: str) -> list[str]:
-    """The codes ``question`` names, as written ("Is the MX-500 covered?" -> "MX-500")."""
+    """The codes ``question`` names, as written ("Is the MX-500 covered?" -> "MX-500"); a
+    short form of a word ("2fa" for two-factor, "b4") is none."""
     return list(dict.fromkeys(m.group(0) for m in _CODE.finditer(question)
-                              if not _QUANTITY.match(m.group(0))))
+                              if not _QUANTITY.match(m.group(0))
+                              and not spelled_out(m.group(0))))
 
 
 def names_code(code: str, text: str) -> bool:

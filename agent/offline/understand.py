@@ -9,6 +9,7 @@ from agent.offline.route import is_chitchat
 from agent.offline.topic import SHORT, has_pronoun, last_answered, refers_back, rewrite, topic_terms
 from agent.state import ThreadContext, TopicEvidence, Turn, Understanding, UnderstandInput
 from agent.text import content_terms, norm
+from agent.wording import standard_chinese
 from store.tokenize import language_of
 
 _TIME = re.compile(r"(20\d\d\s*年?\s*(?:第?[一二三四1-4]\s*季度|Q[1-4]|[01]?\d\s*月)?|"
@@ -32,6 +33,7 @@ def is_followup(question: str, history: list[Turn],
     question of one or two words leans on the thread."""
     if not history or is_chitchat(question):
         return False
+    question = standard_chinese(question)  # "咋处理" asks as "怎么处理" does
     language = language_of(question)
     terms = content_terms(question)
     cue = refers_back(question, language, len(terms))
@@ -76,7 +78,7 @@ def understand(inp: UnderstandInput) -> Understanding:
         present = norm(question)
         borrowed = [t for t in topic_terms(history, language=language)
                     if norm(t) not in present]
-        query = rewrite(question, language, borrowed)
+        query = rewrite(standard_chinese(question), language, borrowed)
     time_match = _TIME.search(query)
     u = Understanding(
         query=query,

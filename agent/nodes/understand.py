@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Any
 
@@ -26,7 +27,17 @@ def _alternatives(ctx: RunContext, text: str, *, wide: bool = False) -> dict[str
     for term in terms:
         for synonym in glossary.get(term.lower(), ()):
             alternatives.setdefault(term, []).append(synonym)
+        month = _MONTH.fullmatch(term)
+        if month:
+            # A month in either language: "8月" is "August" in an English document.
+            name = _MONTH_NAMES[int(month.group(1)) - 1]
+            alternatives.setdefault(term, []).extend([name, name[:3]])
     return alternatives
+
+
+_MONTH = re.compile(r"(1[0-2]|[1-9])月")
+_MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august",
+                "september", "october", "november", "december")
 
 
 def _add_synonyms(u: Understanding, ctx: RunContext) -> None:

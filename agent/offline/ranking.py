@@ -23,6 +23,7 @@ from agent.text import (
     weighted_share,
 )
 from store.suspicious import is_suspicious, suspicious_spans
+from store.tokenize import has_cjk
 
 
 def looks_like_instruction(sentence: str) -> bool:
@@ -149,6 +150,16 @@ def focus_terms(question: str, terms: list[str]) -> set[str]:
     return {t for t in terms if t in found}
 
 
+def embedded_terms(terms: list[str], language: str) -> set[str]:
+    """The words a question borrows from the other language ("checkout" in "8月checkout那次
+    故障持续了多久", "调休" in "What is 调休?"): an asker switches language for the name the
+    documents use, of a system, an error or a policy, so it says what the question is about
+    as much as the terms next to the question word. Numbers and codes belong to both."""
+    if language == "zh":
+        return {t for t in terms if t.isascii() and t.isalpha()}
+    return {t for t in terms if has_cjk(t)}
+
+
 def _tightest_band(amounts: list[float], passages: list[Passage]) -> float | None:
     """The lower bound of the pool's tightest band holding an asked amount, if any."""
     if not amounts:
@@ -168,9 +179,12 @@ def rank_sentences(inp: GenerateInput, terms: list[str],
     ("8天" for "几天", "3 weeks" for "how long")."""
     passages = inp["passages"]
     rejected = {norm(s) for s in inp["rejected"]}
-    alternatives = translated(inp)
+    borrowed = embedded_terms(terms, inp["understanding"]["language"])
+    # A borrowed word is the documents' own name for the thing: held as written, not
+    # through its translations ("root cause" is not any sentence giving a 原因).
+    alternatives = {t: a for t, a in translated(inp).items() if t not in borrowed}
     idf = pool_idf(terms, passages, alternatives)
-    for t in focus_terms(inp["question"], terms):
+    for t in focus_terms(inp["question"], terms) | borrowed:
         idf[t] *= FOCUS_WEIGHT
     # How well each passage as a whole (title and headings included) fits, and its rank.
     fit = [weighted_share(terms, idf, terms_of(frame(p) + " " + p["text"], terms, alternatives))

@@ -15,6 +15,7 @@ from agent.offline.asked import value_pattern
 from agent.offline.chain import chain_lead, is_relation
 from agent.offline.compare import comparison_lead
 from agent.offline.disagree import disagreement
+from agent.offline.layout import rendered_rows
 from agent.offline.lists import complete_lists, with_antecedents
 from agent.offline.parts import asks_which_document, question_parts, title_answer
 from agent.offline.ranking import (
@@ -34,6 +35,7 @@ from agent.offline.versions import superseded
 from agent.question_shape import asks_how, is_procedural
 from agent.state import Draft, GenerateInput, Passage, Sentence
 from agent.text import content_terms, join_sentences, norm, terms_of, weighted_share
+from agent.wording import standard_chinese
 from store.suspicious import is_suspicious
 
 __all__ = ["focus_terms", "generate", "looks_like_instruction", "refusal", "render"]
@@ -56,6 +58,8 @@ def refusal(language: str, missing: str | None = None) -> Draft:
 
 
 def generate(inp: GenerateInput) -> Draft:
+    # How the question asks is read in written Chinese: "写不进去了咋办" asks 怎么办.
+    inp = GenerateInput(**{**inp, "question": standard_chinese(inp["question"])})
     u = inp["understanding"]
     lang = u["language"]
     if inp["route"] == "direct_answer":
@@ -88,6 +92,11 @@ def generate(inp: GenerateInput) -> Draft:
     steps = (_procedure(inp, terms) if procedural
              else _procedure(inp, terms, named_by_heading=True)
              if not parts and asks_how(inp["question"]) else None)
+    row = _case_row(inp, terms, candidates, steps) if steps else None
+    if row is not None:
+        # The case's own row answers, not a list about other cases.
+        steps, procedural = None, False
+        candidates = [row, *(c for c in candidates if c is not row)]
     if steps or procedural:
         # The direct answer first: long steps open with their leads on one line.
         brief = summary(steps, lang) if steps else None
@@ -199,6 +208,34 @@ def _procedure(inp: GenerateInput, terms: list[str], *,
     kept = [s for s in steps if norm(s["text"]) not in rejected
             and not looks_like_instruction(s["text"])]
     return kept if len(kept) >= 2 else None
+
+
+# How far down the ranking a table row may stand to answer a how-question for its case.
+ROW_WITHIN = 3
+
+
+def _case_row(inp: GenerateInput, terms: list[str], candidates: list[Candidate],
+              steps: list[Sentence]) -> Candidate | None:
+    """A how-question about one case that a table names with its fix ("退出码 137 怎么处理"
+    and a row "OOMKilled（退出码 137）：含义 …；处理 …"): a row among the best sentences
+    that holds more of the question's words than the whole list of steps; ``None`` when
+    the steps are about the case as much (a list is the answer to "how do I …" in
+    general, a row to "what do I do when …" for the case it names)."""
+    passages = inp["passages"]
+    alternatives = translated(inp)
+    idf = pool_idf(terms, passages, alternatives)
+    listed = set().union(*(terms_of(s["text"], terms, alternatives) for s in steps))
+    # The row is the steps' own document's: a table elsewhere is about something else.
+    document = {passages[n - 1]["doc_id"] for s in steps for n in s["cites"]}
+    rows = {(n, row) for n, p in enumerate(passages, start=1) if p["doc_id"] in document
+            for row, _ in rendered_rows(p["text"])}
+    for c in candidates[:ROW_WITHIN]:
+        held = c[3] & set(terms)
+        # Two of the question's words at least name a case; one is only the topic.
+        if ((c[1], c[2]) in rows and len(held) >= 2
+                and weighted_share(terms, idf, held) > weighted_share(terms, idf, listed)):
+            return c
+    return None
 
 
 def _leads(inp: GenerateInput) -> list[Sentence]:

@@ -180,6 +180,15 @@ def plain_sections(lines: list[str]) -> list[tuple[str, str]]:
 MAX_ANSWER_CHARS = 400
 
 
+def rendered_rows(text: str) -> list[tuple[str, str]]:
+    """Each table row of ``text`` as quoted (``render_row``), with its first column's
+    header."""
+    from store.tokenize import language_of
+
+    lang = language_of(text)
+    return [(render_row(h, r, lang), h[0] if h else "") for h, r in table_rows(text) if any(r)]
+
+
 def quotable_units(text: str, split: Callable[[str], list[str]], *,
                    heading: str = "") -> list[Unit]:
     """The passage's sentences (by ``split``) that tell something, its table rows with their
@@ -188,7 +197,6 @@ def quotable_units(text: str, split: Callable[[str], list[str]], *,
     ``heading`` is the passage's own heading: when it asks a question ("## Can I use the VPN
     on my phone?") and the text under it is one short answer in prose, that answer is a unit
     too, whole and in its order ("Yes, for email and chat only. …"), as an FAQ pair's is."""
-    from store.tokenize import language_of
 
     pairs = faq_pairs(text)
     asked = {_norm(p.question) for p in pairs}
@@ -205,10 +213,9 @@ def quotable_units(text: str, split: Callable[[str], list[str]], *,
                   heading=heading)
              for heading, body in plain_sections(lines) for s in split(body)
              if not is_question(s) and _norm(_Q_PREFIX.sub("", s)) not in asked]
-    lang = language_of(text)
     # A row is about its first column's header too: "Tier 2" names a city tier, and a
     # question asks for the tier's value by that header's words.
-    rows = [(render_row(h, r, lang), h[0] if h else "") for h, r in table_rows(text) if any(r)]
+    rows = rendered_rows(text)
     units += [Unit(text=row, about=f"{first} {row}") for row, first in rows]
     units += [Unit(text=p.answer, about=f"{p.question} {p.answer}") for p in pairs]
     body = " ".join(line.strip() for line in text.splitlines() if line.strip())

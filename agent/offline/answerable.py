@@ -91,6 +91,19 @@ def said_by(p: Passage) -> str:
     return p["title"] + " " + p["text"]
 
 
+def heading_terms(p: Passage, terms: list[str]) -> set[str]:
+    """The ``terms`` the heading right above passage ``p``'s text writes as they are. A
+    section's heading names what its body says ("## 打印机显示脱机" above the fix, an FAQ's
+    "### question?" above its answer), though the body seldom repeats it. As written only:
+    a heading is a short label, and one translated sense in it is chance ("几点开始" read as
+    "start" in "Before you start"). And only the passage's own heading: with every heading
+    above it counted, an unanswerable question borrowed a chapter's words (c346bdc, reverted
+    in ca736e8)."""
+    if not p.get("heading_path"):
+        return set()
+    return held_terms(p["heading_path"][-1], terms, None)
+
+
 class Carried(NamedTuple):
     """What a follow-up's rewrite carried in from the thread: the ``words`` and the documents
     (``doc_ids``) the thread's latest answer cited for them, in the asker's ``language``."""
@@ -106,7 +119,7 @@ def _held(p: Passage, terms: list[str], alternatives: Alternatives | None,
     written in the other language, holds the words the rewrite carried in: they are the
     previous question's words ("annual leave", "after five years"), which a Chinese policy
     words its own way (年假, 满 5 年); that document was found to be about them."""
-    found = held_terms(said_by(p), terms, alternatives)
+    found = held_terms(said_by(p), terms, alternatives) | heading_terms(p, terms)
     if (carried is not None and p["doc_id"] in carried.doc_ids
             and language_of(p["title"] + " " + p["text"]) != carried.language):
         found |= set(carried.words) & set(terms)

@@ -253,6 +253,8 @@ def _missing_modifier(question: str, texts: list[str], _: Alternatives | None
         j = i
         while j > 0 and _adjacent(question, said[j - 1], said[j], across_de=j == i):
             j -= 1
+            if said[j] in _DETERMINERS:
+                break  # "每个团队", "其他城市": which ones, not which kind
             if said[j] not in held:
                 return said[j]
             if has_cjk(said[j]) and said[j] not in nouns:
@@ -275,6 +277,11 @@ _KINDS = frozenset([
     "bonuses", "insurance", "discount", "discounts", "benefit", "benefits", "reimbursement",
     "budget", "scheme", "program", "programme", "membership",
 ])
+
+
+# Words that pick members of a kind without naming one ("每个团队", "其他城市", "所有产品线").
+_DETERMINERS = frozenset(["每个", "每一个", "各个", "所有", "全部", "任何", "其他", "其它", "别的",
+                          "某个", "某些", "哪个", "哪些", "这些", "那些", "这个", "那个"])
 
 
 def _adjacent(question: str, first: str, second: str, *, across_de: bool = True) -> bool:

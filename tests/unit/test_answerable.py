@@ -294,3 +294,13 @@ def test_a_count_asked_of_a_thing_no_sentence_counts_is_the_missing_constraint()
     assert missing_constraint("How many replicas does the cluster keep?",
                               [passage(1, "The cluster keeps three replicas.")]) is None
 
+
+def test_a_determiner_before_a_category_is_not_a_missing_kind() -> None:
+    from agent.offline.answerable import missing_constraint
+
+    pool = [passage(1, "值班工程师由各团队轮流担任，每周轮换一次。")]
+    # "其他团队", "所有团队" pick teams without naming a kind the pool would have to hold.
+    assert missing_constraint("其他团队也要排值班吗？", pool) is None
+    assert missing_constraint("所有团队都要排值班吗？", pool) is None
+    # A word that names a kind of team still does.
+    assert missing_constraint("运维团队也要排值班吗？", pool) == "运维"

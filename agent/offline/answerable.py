@@ -34,7 +34,7 @@ from agent.offline.asked import (
 from agent.state import Language, Passage
 from agent.text import Alternatives, content_terms, coverage, term_set, terms_of
 from store.stem import stem
-from store.tokenize import chinese_names, chinese_nouns, has_cjk, language_of, tokens
+from store.tokenize import chinese_nouns, has_cjk, language_of, tokens
 
 # Below this share of the question's terms in the best passage, the pool is off-topic.
 # English: chosen on the even-numbered threads of mtrag (see ``ragbot eval``): 0.5 with exact
@@ -166,22 +166,20 @@ def missing_constraint(question: str, passages: list[Passage],
                        alternatives: Alternatives | None = None) -> str | None:
     """A word that narrows the question to something the pool never mentions, or ``None``.
 
-    Eight shapes, read from the question: a year the pool never names, a numbered member of
+    Seven shapes, read from the question: a year the pool never names, a numbered member of
     a series ("Tier 3" beside a table of tiers 1 and 2), a code ("the MX-500 model"), a
     measured amount no passage names, itself or translated ("revenue" asked of a returns
     report), a name ("the hotel limit in Singapore"), and a word right before a category
     noun the pool does hold ("智能手表产品线": 产品线 is there, 手表 nowhere; "the apparel
-    line"; "a gym allowance"), and a Chinese question's subject, a noun no passage holds
-    before the words the pool does hold ("企业年金缴多少比例": 比例 is there, 企业年金
-    nowhere), and a count asked of a thing no sentence counts ("多少个分片": the runbook
-    says to shard, never into how many). Documents about the other words answer about
-    something else then; quoting them would be a confident wrong answer.
+    line"; "a gym allowance"), and a count asked of a thing no sentence counts ("多少个分片":
+    the runbook says to shard, never into how many). Documents about the other words answer
+    about something else then; quoting them would be a confident wrong answer.
     """
     if not passages:
         return None
     texts = [said_by(p) for p in passages]
     for check in (_missing_year, _missing_designation, _missing_code, _missing_measure,
-                  _missing_name, _missing_modifier, _missing_subject, _missing_count):
+                  _missing_name, _missing_modifier, _missing_count):
         missing = check(question, texts, alternatives)
         if missing is not None:
             return missing
@@ -290,38 +288,6 @@ def _adjacent(question: str, first: str, second: str, *, across_de: bool = True)
     q = question.lower()
     i = q.find(first)
     return i >= 0 and q[i + len(first):].lstrip(" 的" if across_de else " ").startswith(second)
-
-
-def _missing_subject(question: str, texts: list[str], alternatives: Alternatives | None
-                     ) -> str | None:
-    """A Chinese question's subject that the pool never names: a noun of two or more
-    characters, held by no passage (itself or translated), said before every topic word the
-    pool does hold ("企业年金缴多少比例": the pool holds 比例, in a table of something else).
-    A word after a held one is left alone: it is most often the asked-for attribute, which
-    the documents word their own way ("范廷颂的籍贯" / "浙江人"). Chinese only: in English no
-    lexical feature told answerable turns from unanswerable ones (see the module's note)."""
-    if language_of(question) != "zh":
-        return None
-    # Not the name of a place or organisation ("上海" beside an English table's "Shanghai"):
-    # that is ``_missing_name``'s to judge, with its care for untranslated names. (jieba's
-    # person-name tag stays: it tags 养老金 and 年金 so.)
-    nouns = chinese_nouns(question) - set(chinese_names(question))
-    # A word the dictionary does not translate is judged only where some passage is
-    # Chinese: an English pool may say it in words no gloss links ("门店" / "shop").
-    chinese_pool = any(language_of(t) == "zh" for t in texts)
-    topic = [t for t in content_terms(question) if has_cjk(t)]
-    held = {t for t in topic if _held_anywhere(t, texts, alternatives)}
-    if not held:
-        return None
-    q = question.lower()
-    first_held = min((q.find(t) for t in held if t in q), default=-1)
-    for term in topic:
-        at = q.find(term)
-        translated = bool((alternatives or {}).get(term))
-        if (term not in held and term in nouns and len(term) >= 2
-                and 0 <= at < first_held and (translated or chinese_pool)):
-            return term
-    return None
 
 
 # "多少个分片", "几个出入口", "多少条白色的垂直条纹", "how many shards": a count asked of a thing.

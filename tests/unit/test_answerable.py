@@ -256,22 +256,6 @@ def test_only_an_other_language_document_the_thread_cited_is_credited() -> None:
     assert not answerable(terms, [english], several=False, carried=same)
 
 
-def test_a_chinese_subject_no_passage_names_is_the_missing_constraint() -> None:
-    from agent.offline.answerable import missing_constraint
-
-    pool = [_doc("夜班补贴按基本工资的比例发放，比例为 20%。"),
-            _doc("年假：入职满 1 年 5 天，满 5 年 10 天。")]
-    # The pool holds 比例, of the night-shift allowance; 养老金 it never names.
-    assert missing_constraint("养老金按什么比例缴？", pool) == "养老金"
-    assert missing_constraint("夜班补贴按什么比例发？", pool) is None
-    # A word after the held subject is the asked-for attribute, which documents word
-    # their own way: left to the share of terms held.
-    assert missing_constraint("年假的上限是多少天？", pool) is None
-    # English is not judged this way (no lexical feature separated the two kinds there).
-    assert missing_constraint("What share of the pension is paid monthly?",
-                              [_doc("The night shift allowance is a share of base pay.")]) is None
-
-
 def test_a_count_asked_of_a_thing_no_sentence_counts_is_the_missing_constraint() -> None:
     from agent.offline.answerable import counted, missing_constraint
 

@@ -19,6 +19,7 @@ lexical or MiniLM similarity feature tried separated the two kinds on the held-o
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple
 
 from agent.offline.asked import (
@@ -178,19 +179,20 @@ def missing_constraint(question: str, passages: list[Passage],
                        alternatives: Alternatives | None = None) -> str | None:
     """A word that narrows the question to something the pool never mentions, or ``None``.
 
-    Six shapes, read from the question: a year the pool never names, a numbered member of
+    Seven shapes, read from the question: a year the pool never names, a numbered member of
     a series ("Tier 3" beside a table of tiers 1 and 2), a code ("the MX-500 model"), a
     measured amount no passage names, itself or translated ("revenue" asked of a returns
     report), a name ("the hotel limit in Singapore"), and a word right before a category
     noun the pool does hold ("智能手表产品线": 产品线 is there, 手表 nowhere; "the apparel
-    line"; "a gym allowance"). Documents about the other words answer about something else
-    then; quoting them would be a confident wrong answer.
+    line"; "a gym allowance"), and a count asked of a thing no sentence counts ("多少个分片":
+    the runbook says to shard, never into how many). Documents about the other words answer
+    about something else then; quoting them would be a confident wrong answer.
     """
     if not passages:
         return None
     texts = [said_by(p) for p in passages]
     for check in (_missing_year, _missing_designation, _missing_code, _missing_measure,
-                  _missing_name, _missing_modifier):
+                  _missing_name, _missing_modifier, _missing_count):
         missing = check(question, texts, alternatives)
         if missing is not None:
             return missing
@@ -262,6 +264,8 @@ def _missing_modifier(question: str, texts: list[str], _: Alternatives | None
         j = i
         while j > 0 and _adjacent(question, said[j - 1], said[j], across_de=j == i):
             j -= 1
+            if said[j] in _DETERMINERS:
+                break  # "每个团队", "其他城市": which ones, not which kind
             if said[j] not in held:
                 return said[j]
             if has_cjk(said[j]) and said[j] not in nouns:
@@ -286,9 +290,69 @@ _KINDS = frozenset([
 ])
 
 
+# Words that pick members of a kind without naming one ("每个团队", "其他城市", "所有产品线").
+_DETERMINERS = frozenset(["每个", "每一个", "各个", "所有", "全部", "任何", "其他", "其它", "别的",
+                          "某个", "某些", "哪个", "哪些", "这些", "那些", "这个", "那个"])
+
+
 def _adjacent(question: str, first: str, second: str, *, across_de: bool = True) -> bool:
     """Whether ``second`` follows ``first`` in ``question`` with at most a space, or with
     ``across_de`` a "的", between them (a modifier and its head noun)."""
     q = question.lower()
     i = q.find(first)
     return i >= 0 and q[i + len(first):].lstrip(" 的" if across_de else " ").startswith(second)
+
+
+# "多少个分片", "几个出入口", "多少条白色的垂直条纹", "how many shards": a count asked of a thing.
+# A measure word after the classifier ("几个月", "几个人") asks a measure, not a thing.
+_ZH_COUNT = re.compile(r"(?:多少|几)\s*[个条名位台家种项张首卷班趟对架道层只件所座批支辆]"
+                       r"(?![天年月周人次元块钱页岁倍]|小时|分钟)([^，。？！?!,;；]*)")
+_EN_COUNT = re.compile(r"\bhow many\s+([a-z][a-z-]*)", re.I)
+_ZH_ENDING = re.compile(r"(?:吗|呢|啊|呀|吧|了)+$")
+_CLASSIFIER = "个条名位台家种项次张首卷班趟对架道层只件所座批支辆"
+# A number in a sentence: digits, a Chinese numeral before a measure word, a number word.
+_NUMBER = re.compile(rf"\d|[一二两三四五六七八九十百千万]+\s*[{_CLASSIFIER}]"
+                     r"|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|"
+                     r"dozens?|hundreds?|thousands?)\b", re.I)
+_CLAUSE_WORDS = frozenset(["以", "在", "为", "是", "有", "被", "把", "给", "让", "可以", "能",
+                           "会", "需要", "要", "和", "与", "从", "到", "可"])
+_ITEM = re.compile(r"(?:^|(?<=\s))\d{1,2}(?:\.\s|、|\)\s|）)")
+_SENTENCES = re.compile(r"[。！？；!?;\n]+|(?<=[a-z)])\.\s+")
+
+
+def counted(question: str) -> str | None:
+    """The thing ``question`` asks a count of: the last word of the phrase after
+    "多少个"/"几个" ("redis 集群最多能分多少个分片" -> "分片", "几个值班工程师" -> "工程师")
+    or the word after "how many"; ``None`` when it asks no count of a thing (a measure,
+    "几天", is a value of its own)."""
+    m = _EN_COUNT.search(question)
+    if m:
+        return m.group(1).lower()
+    m = _ZH_COUNT.search(question)
+    if not m:
+        return None
+    phrase = _ZH_ENDING.sub("", m.group(1).strip())
+    words: list[str] = []
+    for w in tokens(phrase, precise=True):
+        if w in _CLAUSE_WORDS:
+            break  # "几条路线以富泰巴士总站为总站": the thing counted ends before the verb
+        if has_cjk(w) or w.isalpha():
+            words.append(w)
+    return words[-1] if words and len(words[-1]) >= 2 else None
+
+
+def _missing_count(question: str, texts: list[str], alternatives: Alternatives | None
+                   ) -> str | None:
+    """A count asked of a thing the pool names but never counts: no sentence holding the
+    thing holds a number ("redis 集群最多能分多少个分片" beside "应迁移到 Redis 集群模式进行
+    分片": the runbook says to shard, not into how many). A thing no passage names is left to
+    the share of terms held: the documents may call it otherwise ("几个儿子" / "三子")."""
+    thing = counted(question)
+    if thing is None or thing not in content_terms(question):
+        return None
+    # A list item's own number ("1. 打开慢查询分析平台…") counts nothing.
+    sentences = [_ITEM.sub("", s) for t in texts for s in _SENTENCES.split(t) if s.strip()]
+    holding = [s for s in sentences if thing in held_terms(s, [thing], alternatives)]
+    if not holding or any(_NUMBER.search(s) for s in holding):
+        return None
+    return f"{thing}的数量" if has_cjk(question) else f"the number of {thing}"

@@ -3,8 +3,10 @@ design set written for this test (none from an evaluation set), asked on the who
 samples/kb through the real graph.
 
 The travel policy's table names tiers 1 and 2 and a few Chinese cities; the remote-work
-policy names a home-office allowance. A question fixing another place, another tier or
-another kind of allowance is about something the documents never mention, and is refused
+policy names a home-office allowance; the reimbursement process lists what may be claimed;
+the MySQL runbook names SQL fingerprints without saying how many are kept. A question
+fixing another place, another tier or another kind of allowance or claim, or counting what
+the documents never count, is about something the documents never mention, and is refused
 naming it; the same questions about what the documents do hold are answered."""
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ NOT_IN_KB = [
     ("What is the meal limit for Tier 3 cities?", "Tier 3"),
     ("Is there a language course allowance?", "course"),
     ("Is there a childcare allowance?", None),
+    # A count asked of a thing the runbook names but never counts.
+    ("慢查询平台最多能保存多少条 SQL 指纹？", "指纹的数量"),
 ]
 
 # (question, a value the answer holds)
@@ -37,6 +41,12 @@ ANSWERED = [
     ("How much is the home office allowance?", "CNY 1,500"),
     ("Which Wi-Fi network do visitors use in the Hangzhou office?", "Lanting-Guest"),
     ("Who approves business class flights?", "VP approval"),
+    # The same generic words (报销, 多少个, 几天, 什么时候发) about what the documents
+    # hold; in the last, a later word (一般) is held only by other passages.
+    ("培训费可以报销吗？", "培训申请"),
+    ("Redis 单个集合最多能放多少个元素？", "5000"),
+    ("婚假有几天？", "13 天"),
+    ("工资一般什么时候发？", "10 日"),
 ]
 
 
@@ -53,7 +63,7 @@ def test_a_question_about_what_the_documents_never_mention_is_refused(
     result = agent.ask(Question(text=question, thread_id=f"rf:{question}", kb=KB))
     assert result.refused, result.text
     if missing is not None:
-        assert f'"{missing}"' in result.text
+        assert f'"{missing}"' in result.text or f"“{missing}”" in result.text
 
 
 @pytest.mark.parametrize(("question", "value"), ANSWERED)

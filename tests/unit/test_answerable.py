@@ -254,3 +254,37 @@ def test_only_an_other_language_document_the_thread_cited_is_credited() -> None:
     english = passage(2, "Visitors must register at reception.")
     same = Carried(["canteen", "serve", "lunch"], frozenset({"d2"}), "en")
     assert not answerable(terms, [english], several=False, carried=same)
+
+
+def test_a_count_asked_of_a_thing_no_sentence_counts_is_the_missing_constraint() -> None:
+    from agent.offline.answerable import counted, missing_constraint
+
+    assert counted("一个机柜最多能放几台服务器？") == "服务器"
+    assert counted("有几条路线以总站为终点？") == "路线"  # the thing ends before the verb
+    assert counted("How many replicas does the cluster keep?") == "replicas"
+    # A measure ("几个月", "多少天") is a value of its own, not a thing counted.
+    assert counted("试用期有几个月？") is None
+    assert counted("婚假有多少天？") is None
+    racks = [passage(1, "服务器统一放在机房的机柜里，由运维组管理。"),
+             passage(2, "1. 把服务器放进机柜；\n2. 登记资产编号。")]
+    assert missing_constraint("一个机柜最多能放几台服务器？", racks) == "服务器的数量"
+    counted_racks = [*racks, passage(3, "每个机柜最多放 12 台服务器。")]
+    assert missing_constraint("一个机柜最多能放几台服务器？", counted_racks) is None
+    # A thing no passage names is left to the share of terms held (worded otherwise).
+    assert missing_constraint("一个机柜最多能放几台交换机？", racks) is None
+    english = [passage(1, "The cluster keeps replicas in another zone.")]
+    assert missing_constraint("How many replicas does the cluster keep?", english) == (
+        "the number of replicas")
+    assert missing_constraint("How many replicas does the cluster keep?",
+                              [passage(1, "The cluster keeps three replicas.")]) is None
+
+
+def test_a_determiner_before_a_category_is_not_a_missing_kind() -> None:
+    from agent.offline.answerable import missing_constraint
+
+    pool = [passage(1, "值班工程师由各团队轮流担任，每周轮换一次。")]
+    # "其他团队", "所有团队" pick teams without naming a kind the pool would have to hold.
+    assert missing_constraint("其他团队也要排值班吗？", pool) is None
+    assert missing_constraint("所有团队都要排值班吗？", pool) is None
+    # A word that names a kind of team still does.
+    assert missing_constraint("运维团队也要排值班吗？", pool) == "运维"

@@ -31,6 +31,16 @@ GENERIC = frozenset([
     "吗", "多少", "几", "是不是", "有没有", "一些", "如果", "那么", "所以", "但是",
     "因为", "然后", "时候", "时", "后", "前", "什么样", "是什么", "哪儿",
     "为何", "参考",
+    # Pronouns and possessives: "my laptop", "our password" name the laptop and the password.
+    "my", "mine", "myself", "ours", "ourselves", "yours", "yourself", "his", "him", "her",
+    "hers", "theirs",
+    # Inflections of the question words above: "who needs to sign", "what happens if".
+    "needs", "needed", "wants", "gets", "ask", "asks", "asked", "asking", "happen", "happens",
+    "happened", "knows", "tells", "says",
+    # Particles and prepositions that belong to a verb or a frame ("sign off", "carry over",
+    # "paid out", "around national day", "per month"): alone they name nothing. "over" as a
+    # threshold was read as ``THRESHOLD`` before (agent.wording.plain).
+    "off", "over", "out", "up", "away", "around", "per", "during", "via",
 ])
 # Chinese question words that jieba keeps whole ("几天", "哪几天", "多少个", "多久"): they ask
 # for the value, they do not name the topic (agent.offline.asked reads what they ask for).

@@ -16,9 +16,40 @@ import contractions
 # script" is not "she will script", a "root cause" not "root because", a "git diff" not a
 # "git different".
 _ORDINARY_WORDS = frozenset(["shell", "shed", "cause", "diff", "sos", "em", "ol", "hows"])
-# Chat spellings of function words the library does not list.
-_CHAT = {"r": "are", "pls": "please", "plz": "please", "thru": "through"}
-_CHAT_WORD = re.compile(r"\b(" + "|".join(_CHAT) + r")\b", re.IGNORECASE)
+# Chat spellings of function words the library does not list ("wat do i do", "shud we",
+# "b4 promoting", "w/ the 2fa app"), and words that only press for speed ("asap", "eod"):
+# none names a topic.
+_CHAT = {"r": "are", "pls": "please", "plz": "please", "thru": "through", "wat": "what",
+         "wut": "what", "wot": "what", "shud": "should", "shd": "should", "wud": "would",
+         "cud": "could", "cuz": "because", "coz": "because", "bc": "because", "b4": "before",
+         "w/o": "without", "w/": "with", "asap": "", "eod": "", "lol": "", "tia": "",
+         "fyi": "", "pl0x": "please"}
+_CHAT_WORD = re.compile(r"(?<![\w/])(" + "|".join(re.escape(w) for w in _CHAT)
+                        + r")(?![\w/])", re.IGNORECASE)
+# Chat abbreviations of the words a handbook spells out ("min pwd length", "full db
+# backups", "2fa", "20k yuan"): read as the handbook writes them, so that the word can be
+# found, or translated, in the documents. "min" / "max" before a unit of time are minutes.
+_ABBREVIATIONS = {"pwd": "password", "pw": "password", "passwd": "password",
+                  "db": "database", "dbs": "databases", "2fa": "two-factor", "mfa": "two-factor",
+                  "wfh": "work from home", "mgr": "manager", "acct": "account",
+                  "dept": "department", "yr": "year", "yrs": "years", "wk": "week",
+                  "wks": "weeks", "hrs": "hours", "mins": "minutes", "prod": "production",
+                  "env": "environment", "config": "configuration", "repo": "repository",
+                  "2nd": "second", "ppl": "people", "msg": "message", "approx": "about",
+                  "min": "minimum", "max": "maximum"}
+_ABBREVIATION = re.compile(r"(?<![\w-])(" + "|".join(_ABBREVIATIONS) + r")(?![\w-])",
+                           re.IGNORECASE)
+_MINUTES = re.compile(r"(?<=\d)\s*(?:min|mins)\b", re.IGNORECASE)
+# "20k", "1.5k": thousands, as documents write amounts.
+_THOUSANDS = re.compile(r"\b(\d+(?:\.\d+)?)k\b", re.IGNORECASE)
+# What the asker says to the bot about the asking, not about the topic: "quick q", "any
+# idea", "asking for a friend", "remind me", "just wondering".
+_DISCOURSE = re.compile(
+    r"\b(?:(?:quick|short|dumb|silly|stupid|random)\s+(?:q|qn|question)\b|any\s+ideas?\b"
+    r"|asking\s+for\s+a\s+friend\b|(?:remind|tell|show)\s+(?:me|us)\b"
+    r"|(?:i\s+was\s+|just\s+)?wondering\b)", re.IGNORECASE)
+# "how far ahead" asks how long before: the handbook says "in advance" (提前).
+_AHEAD = re.compile(r"\bhow\s+far\s+ahead\b|\bahead\s+of\s+time\b", re.IGNORECASE)
 _WORD = re.compile(r"[A-Za-z]+")
 
 # "how long / often / far / soon …" asks for a measure: the adjective is the question word,
@@ -50,6 +81,11 @@ def _expand(match: re.Match[str]) -> str:
     return str(contractions.fix(word, slang=True))
 
 
+def _thousands(number: str) -> str:
+    value = float(number) * 1000
+    return str(int(value)) if value.is_integer() else number + "k"
+
+
 def plain(text: str) -> str:
     """``text`` as the handbook would write it, for reading its terms: contractions and chat
     spellings expanded ("whats" -> "what is", "cant" -> "cannot", "u" -> "you",
@@ -57,8 +93,13 @@ def plain(text: str) -> str:
     ``variant_forms`` gives every passage), an English threshold phrasing made
     ``THRESHOLD`` (a Chinese one stays a word of its own: jieba reads the sentence), and
     the adjective of "how long / how often" dropped."""
-    text = re.sub(r"[A-Za-z]+(?:['’][A-Za-z]+)?", _expand, text)
+    text = _DISCOURSE.sub(" ", text)
+    text = _AHEAD.sub("how far in advance", text)
+    text = _MINUTES.sub(" minutes", text)
+    text = _THOUSANDS.sub(lambda m: _thousands(m.group(1)), text)
     text = _CHAT_WORD.sub(lambda m: _CHAT[m.group(1).lower()], text)
+    text = _ABBREVIATION.sub(lambda m: _ABBREVIATIONS[m.group(1).lower()], text)
+    text = re.sub(r"[A-Za-z]+(?:['’][A-Za-z]+)?", _expand, text)
     text = _HOW_MEASURE.sub("how", text)
     text = _EN_PHRASE.sub(THRESHOLD, text)
     return _HYPHENATED.sub(r"\1", text)

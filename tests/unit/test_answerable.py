@@ -254,3 +254,12 @@ def test_only_an_other_language_document_the_thread_cited_is_credited() -> None:
     english = passage(2, "Visitors must register at reception.")
     same = Carried(["canteen", "serve", "lunch"], frozenset({"d2"}), "en")
     assert not answerable(terms, [english], several=False, carried=same)
+
+
+def test_two_swapped_letters_are_a_slip() -> None:
+    assert near("recieve", "receive")
+    assert near("seperate", "separate")
+    draft = ask("when do on-call engineers recieve the allowance",
+                [passage(1, "On-call engineers receive the weekly allowance with the "
+                            "next month's salary.")])
+    assert not draft["refused"]

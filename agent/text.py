@@ -37,10 +37,10 @@ GENERIC = frozenset([
     # Inflections of the question words above: "who needs to sign", "what happens if".
     "needs", "needed", "wants", "gets", "ask", "asks", "asked", "asking", "happen", "happens",
     "happened", "knows", "tells", "says",
-    # Particles and prepositions that belong to a verb or a frame ("sign off", "carry over",
-    # "paid out", "around national day", "per month"): alone they name nothing. "over" as a
-    # threshold was read as ``THRESHOLD`` before (agent.wording.plain).
-    "off", "over", "out", "up", "away", "around", "per", "during", "via",
+    # Prepositions that frame a time or a rate ("around national day", "per month", "during
+    # my rotation"): they name nothing. A verb's particle stays a term: "paid out" in cash
+    # is not "paid" (带薪), "sign off" not "sign".
+    "around", "per", "during", "via",
 ])
 # Chinese question words that jieba keeps whole ("几天", "哪几天", "多少个", "多久"): they ask
 # for the value, they do not name the topic (agent.offline.asked reads what they ask for).

@@ -2,11 +2,11 @@
 written for this test (none from an evaluation set).
 
 Chat English names its topic in few words among many that name nothing ("pls remind me",
-"quick q", "my", "sign off") or in abbreviations ("pwd", "db", "20k"). The refusal gate
-counts the share of the question's topic words the evidence holds; before, those words
-counted as topic words no passage holds and the questions below were refused although the
-Chinese policies answer them. Questions the KB does not answer, typed the same way, are
-still refused."""
+"how far ahead", "r") or in short and irregular forms ("db" for database, "kept" for keep).
+The refusal gate counts the share of the question's topic words the evidence holds; before,
+those words counted as topic words no passage holds and the questions below were refused
+although the Chinese policies answer them. Questions the KB does not answer, typed the same
+way, are still refused."""
 
 from __future__ import annotations
 
@@ -22,10 +22,9 @@ pytestmark = [pytest.mark.db, pytest.mark.model]
 KB = "samples"
 
 # (question, the document that answers it). Which of its sentences is quoted is sentence
-# choice's concern (the backup table's row and the password rule are not always first).
+# choice's concern (the backup table's row is not always first).
 ANSWERED = [
     ("pls remind me how far ahead annual leave has to be requested", "leave-policy.md"),
-    ("who has to sign off on a reimbursement over 20k yuan", "reimbursement-process.md"),
     ("how long r full db backups kept", "database-backup.md"),
 ]
 

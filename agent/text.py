@@ -31,10 +31,20 @@ GENERIC = frozenset([
     "吗", "多少", "几", "是不是", "有没有", "一些", "如果", "那么", "所以", "但是",
     "因为", "然后", "时候", "时", "后", "前", "什么样", "是什么", "哪儿",
     "为何", "参考",
-    # Possessives and adverbs of the asker's situation, as "me", "actually", "still" above:
-    # "forgot my pwd", "pod 一直 CrashLoopBackOff", "当时其实可以…吗" name no topic by them.
-    "my", "一直", "总是", "老是", "其实", "本来", "到底", "究竟",
-    # Time pointed at, not named ("那次故障", "当时"): the event is named by the other words.
+    # Pronouns and possessives: "my laptop", "our password" name the laptop and the password.
+    "my", "mine", "myself", "ours", "ourselves", "yours", "yourself", "his", "him", "her",
+    "hers", "theirs",
+    # Inflections of the question words above: "who needs to sign", "what happens if".
+    "needs", "needed", "wants", "gets", "ask", "asks", "asked", "asking", "happen", "happens",
+    "happened", "knows", "tells", "says",
+    # Prepositions that frame a time or a rate ("around national day", "per month", "during
+    # my rotation"): they name nothing. A verb's particle stays a term: "paid out" in cash
+    # is not "paid" (带薪), "sign off" not "sign".
+    "around", "per", "during", "via",
+    # The asker's adverbs, as "actually", "still" above ("pod 一直 CrashLoopBackOff",
+    # "当时其实可以…吗"), and a time pointed at, not named ("那次故障", "当时"): the event
+    # is named by the other words.
+    "一直", "总是", "老是", "其实", "本来", "到底", "究竟",
     "那次", "这次", "上次", "那回", "这回", "当时", "那时", "那时候",
 ])
 # Chinese question words that jieba keeps whole ("几天", "哪几天", "多少个", "多久"): they ask

@@ -16,22 +16,46 @@ import contractions
 # script" is not "she will script", a "root cause" not "root because", a "git diff" not a
 # "git different".
 _ORDINARY_WORDS = frozenset(["shell", "shed", "cause", "diff", "sos", "em", "ol", "hows"])
-# Chat spellings the library does not list: function words ("r", "wat", "w/"), and the
-# short forms people type for words a handbook spells out ("pwd", "2fa", "mgr").
+# Chat spellings of function words the library does not list ("wat do i do", "shud we",
+# "b4 promoting", "w/ the 2fa app"), and words that only press for speed ("asap", "eod"):
+# none names a topic.
 _CHAT = {"r": "are", "pls": "please", "plz": "please", "thru": "through", "wat": "what",
-         "wut": "what", "cuz": "because", "coz": "because", "b4": "before",
+         "wut": "what", "wot": "what", "shud": "should", "shd": "should", "wud": "would",
+         "cud": "could", "cuz": "because", "coz": "because", "bc": "because", "b4": "before",
          "smth": "something", "sth": "something", "w/o": "without", "w/out": "without",
-         "w/": "with"}
-ABBREVIATIONS = {"pwd": "password", "passwd": "password", "pw": "password",
-                 "2fa": "two-factor", "mfa": "multi-factor", "mgr": "manager",
-                 "dept": "department", "approx": "approximately"}
+         "w/": "with", "asap": "", "eod": "", "lol": "", "tia": "", "fyi": "",
+         "pl0x": "please"}
+# Chat abbreviations of the words a handbook spells out ("min pwd length", "full db
+# backups", "2fa", "20k yuan"): read as the handbook writes them, so that the word can be
+# found, or translated, in the documents; a passage writing the short form holds the long
+# one too (``variant_forms``). "min" / "max" after a number are minutes (``_MINUTES``).
+ABBREVIATIONS = {"pwd": "password", "pw": "password", "passwd": "password",
+                 "db": "database", "dbs": "databases", "2fa": "two-factor", "mfa": "two-factor",
+                 "wfh": "work from home", "mgr": "manager", "acct": "account",
+                 "dept": "department", "yr": "year", "yrs": "years", "wk": "week",
+                 "wks": "weeks", "hrs": "hours", "mins": "minutes", "prod": "production",
+                 "env": "environment", "config": "configuration", "repo": "repository",
+                 "2nd": "second", "ppl": "people", "msg": "message", "approx": "about",
+                 "min": "minimum", "max": "maximum"}
 _SPELLED = {**_CHAT, **ABBREVIATIONS}
-# "w/" and "w/o" end in a slash: no word boundary after them.
-_CHAT_WORD = re.compile(r"(?<![\w/])(" + "|".join(
-    re.escape(w) for w in sorted(_SPELLED, key=len, reverse=True)) + r")(?!(?<!/)[\w/])",
+# "w/" and "w/o" end in a slash: no word boundary after them. A hyphen joins a code
+# ("prod-access"), not a short form.
+_CHAT_WORD = re.compile(r"(?<![\w/-])(" + "|".join(
+    re.escape(w) for w in sorted(_SPELLED, key=len, reverse=True)) + r")(?!(?<!/)[\w/-])",
     re.IGNORECASE)
 _ABBREVIATION = re.compile(r"(?<![\w/-])(" + "|".join(ABBREVIATIONS) + r")(?![\w/-])",
                            re.IGNORECASE)
+_MINUTES = re.compile(r"(?<=\d)\s*(?:min|mins)\b", re.IGNORECASE)
+# "20k", "1.5k": thousands, as documents write amounts.
+_THOUSANDS = re.compile(r"\b(\d+(?:\.\d+)?)k\b", re.IGNORECASE)
+# What the asker says to the bot about the asking, not about the topic: "quick q", "any
+# idea", "asking for a friend", "remind me", "just wondering".
+_DISCOURSE = re.compile(
+    r"\b(?:(?:quick|short|dumb|silly|stupid|random)\s+(?:q|qn|question)\b|any\s+ideas?\b"
+    r"|asking\s+for\s+a\s+friend\b|(?:remind|tell|show)\s+(?:me|us)\b"
+    r"|(?:i\s+was\s+|just\s+)?wondering\b)", re.IGNORECASE)
+# "how far ahead" asks how long before: the handbook says "in advance" (提前).
+_AHEAD = re.compile(r"\bhow\s+far\s+ahead\b|\bahead\s+of\s+time\b", re.IGNORECASE)
 # Colloquial Chinese question words, as the handbook writes them: 咋 is 怎么 (咋办, 咋处理),
 # 啥 is 什么 (啥意思, 为啥, 干啥). Only these two: each has no other reading in a question.
 _COLLOQUIAL_ZH = {"咋": "怎么", "啥": "什么"}
@@ -78,6 +102,11 @@ def _spelled(match: re.Match[str]) -> str:
     return _SPELLED[short.lower()] + (" " if short.endswith("/") else "")
 
 
+def _thousands(number: str) -> str:
+    value = float(number) * 1000
+    return str(int(value)) if value.is_integer() else number + "k"
+
+
 def plain(text: str) -> str:
     """``text`` as the handbook would write it, for reading its terms: contractions and chat
     spellings expanded ("whats" -> "what is", "cant" -> "cannot", "u" -> "you",
@@ -87,8 +116,12 @@ def plain(text: str) -> str:
     the adjective of "how long / how often" dropped, colloquial Chinese question words
     written out (``standard_chinese``)."""
     text = standard_chinese(text)
-    text = re.sub(r"[A-Za-z]+(?:['’][A-Za-z]+)?", _expand, text)
+    text = _DISCOURSE.sub(" ", text)
+    text = _AHEAD.sub("how far in advance", text)
+    text = _MINUTES.sub(" minutes", text)
+    text = _THOUSANDS.sub(lambda m: _thousands(m.group(1)), text)
     text = _CHAT_WORD.sub(_spelled, text)
+    text = re.sub(r"[A-Za-z]+(?:['’][A-Za-z]+)?", _expand, text)
     text = _HOW_MEASURE.sub("how", text)
     text = _EN_PHRASE.sub(THRESHOLD, text)
     return _HYPHENATED.sub(r"\1", text)

@@ -17,12 +17,34 @@ def _singular(word: str) -> str:
     return word
 
 
+# Past forms of common irregular verbs ("how long are backups kept", "who paid", "stolen"):
+# no ending to strip, so the verb is named.
+_IRREGULAR = {
+    "kept": "keep", "paid": "pay", "sent": "send", "spent": "spend", "lent": "lend",
+    "stolen": "steal", "stole": "steal", "taken": "take", "took": "take", "given": "give",
+    "gave": "give", "bought": "buy", "brought": "bring", "built": "build", "chosen": "choose",
+    "chose": "choose", "forgot": "forget", "forgotten": "forget", "held": "hold",
+    "known": "know", "knew": "know", "sold": "sell", "told": "tell", "taught": "teach",
+    "thought": "think", "written": "write", "wrote": "write", "broken": "break",
+    "broke": "break", "began": "begin", "begun": "begin", "frozen": "freeze",
+    "froze": "freeze", "hidden": "hide", "dealt": "deal", "meant": "mean", "felt": "feel",
+    "slept": "sleep", "thrown": "throw", "threw": "throw", "worn": "wear", "wore": "wear",
+    "drawn": "draw", "drew": "draw", "driven": "drive", "drove": "drive", "ridden": "ride",
+    "shaken": "shake", "shook": "shake", "sworn": "swear", "woken": "wake", "won": "win",
+    "understood": "understand", "withdrawn": "withdraw", "withdrew": "withdraw",
+    "undone": "undo", "rebuilt": "rebuild", "overdrawn": "overdraw", "fed": "feed",
+    "led": "lead", "met": "meet", "fled": "flee", "sought": "seek", "caught": "catch",
+}
+
+
 def lemmas(word: str) -> list[str]:
     """``word`` and the forms it may be inflected from, most likely first: glosses are
     written as bare verbs and singular nouns ("approves" -> "approve", "leaked" -> "leak",
-    "submitted" -> "submit", "carried" -> "carry", "requesting" -> "request"). The
-    dictionary decides which form is a word."""
+    "submitted" -> "submit", "carried" -> "carry", "requesting" -> "request", "kept" ->
+    "keep"). The dictionary decides which form is a word."""
     out = [word, _singular(word)]
+    if word in _IRREGULAR:
+        out.append(_IRREGULAR[word])
     for ending in ("ed", "ing"):
         stem = word[: -len(ending)]
         if len(stem) > 2 and word.endswith(ending):

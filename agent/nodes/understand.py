@@ -13,6 +13,7 @@ from agent.nodes.stages import emit
 from agent.question_shape import is_chitchat
 from agent.state import GraphState, Passage, TopicEvidence, Turn, Understanding, UnderstandInput
 from agent.text import alternatives_per_term, content_terms, norm
+from agent.wording import plain
 from store.tokenize import language_of
 
 
@@ -22,7 +23,9 @@ def _alternatives(ctx: RunContext, text: str, *, wide: bool = False) -> dict[str
     ``wide``: a word of many senses also in those it is first of (store.crosslang)."""
     terms = content_terms(text)
     glossary = ctx.glossary()
-    found = ctx.translations(text, wide=wide)
+    # Translated as its terms are read (``agent.wording.plain``): "pwd" is looked up as
+    # "password", "how far ahead" as "in advance", and a chat word is no phrase's part.
+    found = ctx.translations(plain(text), wide=wide)
     alternatives = alternatives_per_term(terms, found)
     for term in terms:
         for synonym in glossary.get(term.lower(), ()):

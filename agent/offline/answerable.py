@@ -33,6 +33,7 @@ from agent.offline.asked import (
 )
 from agent.state import Language, Passage
 from agent.text import Alternatives, content_terms, coverage, term_set, terms_of
+from agent.wording import plain
 from store.stem import stem
 from store.tokenize import chinese_nouns, has_cjk, language_of, tokens
 
@@ -50,13 +51,15 @@ ROOT = 6
 
 
 def _one_edit(a: str, b: str) -> bool:
-    """One substitution, insertion or deletion apart (``a != b``)."""
+    """One substitution, insertion or deletion apart, or two neighbouring letters swapped
+    ("recieve" / "receive": the slip typed most often) (``a != b``)."""
     if abs(len(a) - len(b)) > 1:
         return False
     i = 0
     while i < min(len(a), len(b)) and a[i] == b[i]:
         i += 1
-    return a[i + 1:] == b[i + 1:] or a[i + 1:] == b[i:] or a[i:] == b[i + 1:]
+    swapped = a[i:i + 2] == b[i:i + 2][::-1] and a[i + 2:] == b[i + 2:]
+    return a[i + 1:] == b[i + 1:] or a[i + 1:] == b[i:] or a[i:] == b[i + 1:] or swapped
 
 
 def near(a: str, b: str) -> bool:
@@ -213,8 +216,9 @@ def _missing_designation(question: str, texts: list[str], _: Alternatives | None
 
 
 def _missing_code(question: str, texts: list[str], _: Alternatives | None) -> str | None:
-    return next((c for c in codes(question) if not any(names_code(c, t) for t in texts)),
-                None)
+    # Read as the handbook writes it: a chat abbreviation ("2fa", "b4") is a word, no code.
+    return next((c for c in codes(plain(question))
+                 if not any(names_code(c, t) for t in texts)), None)
 
 
 def _held_anywhere(word: str, texts: list[str], alternatives: Alternatives | None) -> bool:

@@ -288,3 +288,12 @@ def test_a_determiner_before_a_category_is_not_a_missing_kind() -> None:
     assert missing_constraint("所有团队都要排值班吗？", pool) is None
     # A word that names a kind of team still does.
     assert missing_constraint("运维团队也要排值班吗？", pool) == "运维"
+
+
+def test_two_swapped_letters_are_a_slip() -> None:
+    assert near("recieve", "receive")
+    assert near("seperate", "separate")
+    draft = ask("when do on-call engineers recieve the allowance",
+                [passage(1, "On-call engineers receive the weekly allowance with the "
+                            "next month's salary.")])
+    assert not draft["refused"]

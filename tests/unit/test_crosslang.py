@@ -123,3 +123,10 @@ def test_a_word_read_deep_stands_for_the_whole_headwords_whose_gloss_ends_in_it(
     found = candidates(query, query_terms(query), load_cedict(), deep={"probation"})
     assert "试用" in found["probation"]
     assert "缓刑" not in found["probation"]
+
+
+def test_an_irregular_past_form_is_looked_up_as_its_verb() -> None:
+    # "kept" has no ending to strip: the verb is "keep" (保留, a sense it is first of).
+    found = candidates("how long are backups kept", query_terms("how long are backups kept"),
+                       load_cedict(), wide=True)
+    assert "保留" in found["kept"]

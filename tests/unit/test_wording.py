@@ -66,3 +66,52 @@ def test_a_threshold_worded_otherwise_than_the_policy_is_answered() -> None:
         draft = ask(f"who approves purchases {cmp} 5000", [passage(1, policy)])
         assert not draft["refused"], cmp
         assert "finance director" in draft["text"]
+
+
+def test_chat_spellings_of_function_words_and_speed_words_name_no_topic() -> None:
+    assert content_terms("wat eviction policy shud a cache use b4 a release asap") == [
+        "eviction", "policy", "cache", "before", "release"]
+    assert content_terms("rebooted w/ the new image, wud that help") == ["rebooted", "new",
+                                                                        "image"]
+
+
+def test_chat_abbreviations_are_read_as_the_handbook_spells_them() -> None:
+    assert content_terms("min pwd length for db accounts") == [
+        "minimum", "password", "length", "database", "accounts"]
+    assert content_terms("travel claims over 20k yuan") == ["travel", "claims", "above",
+                                                           "20000", "yuan"]
+    assert content_terms("screen locks after 5 min") == ["screen", "locks", "after", "5",
+                                                        "minutes"]
+    # A code stays a code ("prod-access" is a profile name, "KX-300" a model).
+    assert content_terms("is prod-access on the KX-300") == ["prodaccess", "kx", "300"]
+
+
+def test_what_the_asker_says_about_the_asking_is_no_topic() -> None:
+    assert content_terms("hey quick q, pls remind me how far ahead leave is requested, "
+                         "any idea?") == ["advance", "leave", "requested"]
+    assert content_terms("is the canteen open on sundays? asking for a friend") == [
+        "canteen", "open", "sundays"]
+
+
+def test_pronouns_inflected_question_words_and_frame_prepositions_are_no_topic_words(
+) -> None:
+    assert content_terms("who needs to check my travel claims per month") == [
+        "check", "travel", "claims", "month"]
+    # A verb's particle is part of what is asked: paid out is not paid.
+    assert content_terms("is unused leave paid out") == ["unused", "leave", "paid", "out"]
+
+
+def test_a_chat_question_is_answered_from_the_policy_that_holds_its_topic() -> None:
+    # Before, "quick", "q", "needs" and "my" counted as topic words the policy lacks, and
+    # the question was refused with three of its seven words held.
+    policy = "Travel claims are signed by the department head within five working days."
+    draft = ask("hey quick q, who needs to sign my travel claims pls",
+                [passage(1, policy)])
+    assert not draft["refused"]
+    assert "department head" in draft["text"]
+
+
+def test_a_chat_question_on_something_the_pool_lacks_is_still_refused() -> None:
+    policy = "Travel claims are signed by the department head within five working days."
+    draft = ask("hey quick q, can i bring my dog to the office pls", [passage(1, policy)])
+    assert draft["refused"]

@@ -134,9 +134,8 @@ def parse(path: Path, lexicon: Sequence[Entry] = ()) -> Lookups:
             glosses = [g for g in glosses if g and not _CJK.search(g)]
             if not glosses:
                 continue
-            lexicon_glosses = workplace_zh.get(simplified, ())
-            zh_en.setdefault(simplified, []).extend(g for g in glosses
-                                                    if g not in lexicon_glosses)
+            # after the lexicon's renderings, the dictionary's own senses as it lists them
+            zh_en.setdefault(simplified, []).extend(glosses)
             # a headword the lexicon lists under a gloss is not listed under it twice
             if (len(glosses[0].split()) <= 3
                     and simplified not in workplace.get(glosses[0], ())):

@@ -164,7 +164,8 @@ def candidates(query: str, terms: Sequence[str], cedict: Cedict, *, wide: bool =
         if set(tokens(word)) <= STOPWORDS:
             continue
         # The lexicon's renderings whole ("change freeze"; "hr" is a word there), then the
-        # dictionary's first senses word by word (the lexicon's lead zh_en).
+        # dictionary's first senses word by word, as without the lexicon (its renderings
+        # lead zh_en). A rendering is not cut into words: "review" alone is no 绩效.
         workplace = list(cedict.workplace_zh.get(word, ()))
         senses = cedict.zh_en[word][len(workplace):][:SENSES]
         out[word] = [*workplace, *(w for g in senses for w in tokens(g)

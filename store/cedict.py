@@ -205,7 +205,7 @@ def load(source: Path, cache_dir: Path | None, lexicon: str = "") -> Cedict:
 
 
 @cache
-def load_cedict(cache_dir: Path | None = None) -> Cedict:
-    """The packaged CC-CEDICT with ragbot's workplace lexicon, once per process (see
-    ``load``)."""
-    return load(_source(), cache_dir, packaged_text())
+def load_cedict(cache_dir: Path | None = None, *, workplace: bool = True) -> Cedict:
+    """The packaged CC-CEDICT with ragbot's workplace lexicon (without it, ``workplace``
+    False), once per process (see ``load``)."""
+    return load(_source(), cache_dir, packaged_text() if workplace else "")

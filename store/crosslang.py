@@ -325,9 +325,12 @@ class Translator:
     @staticmethod
     def _held(conn: Any, kb_ids: Sequence[int], found: dict[str, list[str]],
               workplace: Collection[str] = ()) -> dict[str, list[str]]:
-        """Per source of ``found``, its translations the KBs hold, rarest first, at most
-        ``PER_TERM``: only the ``workplace`` lexicon's when the KBs hold one of those; a
-        form held by more than ``COMMON_SHARE`` of the passages is noise."""
+        """Per source of ``found``, its translations the KBs hold, the ``workplace``
+        lexicon's first, then rarest first, at most ``PER_TERM``; a form held by more than
+        ``COMMON_SHARE`` of the passages is noise. The dictionary's other senses stay after
+        a held workplace rendering: leaving them out (封网's "seal", 酒店's "shop") freed
+        slots of the translation budget (``MOST``) for a frame word's ("number" for 多少),
+        which cost a right answer on eval/newuser and gained none."""
         pool = list(dict.fromkeys(f for ws in found.values() for w in ws for f in _forms(w)))
         if not pool:
             return {}
@@ -338,11 +341,7 @@ class Translator:
             # The forms the KB holds, rarest first: a rare word names the topic, a common
             # gloss ("make", "work") would hold any passage.
             kept = [f for w in words for f in _forms(w) if 0 < df.get(f, 0) <= common]
-            # a workplace sense the KB holds leaves the dictionary's others out (封网 is
-            # "change freeze" there, not "seal" or "net")
-            if any(f in workplace for f in kept):
-                kept = [f for f in kept if f in workplace]
-            kept = sorted(dict.fromkeys(kept), key=lambda f: df[f])
+            kept = sorted(dict.fromkeys(kept), key=lambda f: (f not in workplace, df[f]))
             if kept:
                 out[source] = kept[:PER_TERM]
         return out

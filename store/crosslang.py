@@ -104,11 +104,11 @@ def _headwords(word: str, cedict: Cedict, *, wide: bool, deep: bool = False) -> 
         workplace = cedict.workplace.get(form)
         if heads and workplace:
             if len(heads) <= AMBIGUOUS:
-                return _chinese_forms(heads)
+                return _chinese_forms(heads, cedict)
             firsts = [h for h in cedict.primary.get(form, []) if len(h) > 1] if wide else []
-            return _chinese_forms(list(dict.fromkeys([*workplace, *firsts])))
+            return _chinese_forms(list(dict.fromkeys([*workplace, *firsts])), cedict)
         if heads and len(heads) <= AMBIGUOUS:
-            return _chinese_forms(heads)
+            return _chinese_forms(heads, cedict)
         if heads and wide:
             # Whole words only: their parts would widen the senses again, and each word
             # costs the KB one more count.
@@ -128,7 +128,7 @@ def _ending_headwords(word: str, cedict: Cedict, *, whole: bool = False) -> list
         if heads:
             if len(heads) > AMBIGUOUS:
                 return []
-            return list(heads) if whole else _chinese_forms(heads)
+            return list(heads) if whole else _chinese_forms(heads, cedict)
     return []
 
 
@@ -141,10 +141,17 @@ def _forms(word: str) -> list[str]:
     return [f"{head} {f}" for f in english_forms(last)]
 
 
-def _chinese_forms(heads: Sequence[str]) -> list[str]:
+def _chinese_forms(heads: Sequence[str], cedict: Cedict) -> list[str]:
     """Each headword whole, then its words (jieba's precise cut) of two characters or more;
-    a single character has too many senses to stand for an English word."""
-    return [w for h in heads for w in [h, *rjieba.cut(h)] if len(w) > 1]
+    a single character has too many senses to stand for an English word. A compound only
+    the workplace lexicon lists gives only those of its words the lexicon lists too: 新员工
+    ("new hire") is no 员工 ("employee"), 全量备份 ("full backup") still a 备份."""
+    out: list[str] = []
+    for h in heads:
+        workplace_only = len(cedict.workplace_zh.get(h, ())) == len(cedict.zh_en.get(h, ()))
+        out += [h, *(w for w in rjieba.cut(h)
+                     if w != h and (not workplace_only or w in cedict.workplace_zh))]
+    return [w for w in out if len(w) > 1]
 
 
 def candidates(query: str, terms: Sequence[str], cedict: Cedict, *, wide: bool = False,
@@ -172,14 +179,14 @@ def candidates(query: str, terms: Sequence[str], cedict: Cedict, *, wide: bool =
                                    if w not in STOPWORDS and len(w) > 2)]
     phrases = gloss_phrases(query, cedict.en_zh, skip=skip, prefer=cedict.workplace)
     for phrase in phrases:
-        out[phrase.text] = _chinese_forms(phrase.headwords)
+        out[phrase.text] = _chinese_forms(phrase.headwords, cedict)
     taken = {w for phrase in phrases for w in phrase.words}
     latin = [t for t in terms if not is_chinese(t) and t not in taken]
     i = 0
     while i < len(latin):
         pair = f"{latin[i]} {latin[i + 1]}" if i + 1 < len(latin) else ""
         if pair in cedict.en_zh and pair not in skip:
-            out[pair] = _chinese_forms(cedict.en_zh[pair])
+            out[pair] = _chinese_forms(cedict.en_zh[pair], cedict)
             i += 2
             continue
         heads = _headwords(latin[i], cedict, wide=wide, deep=latin[i] in deep)

@@ -30,7 +30,8 @@ from pathlib import Path
 
 import structlog
 
-from store.lexicon import Entry, packaged_text, parse as parse_lexicon
+from store.lexicon import Entry, packaged_text
+from store.lexicon import parse as parse_lexicon
 
 log = structlog.get_logger("ragbot.cedict")
 

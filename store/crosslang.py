@@ -102,9 +102,7 @@ def _headwords(word: str, cedict: Cedict, *, wide: bool, deep: bool = False) -> 
     for form in lemmas(word):
         heads = cedict.en_zh.get(form)
         workplace = cedict.workplace.get(form)
-        if heads and workplace:
-            if len(heads) <= AMBIGUOUS:
-                return _chinese_forms(heads, cedict)
+        if heads and workplace and len(heads) > AMBIGUOUS:
             firsts = [h for h in cedict.primary.get(form, []) if len(h) > 1] if wide else []
             return _chinese_forms(list(dict.fromkeys([*workplace, *firsts])), cedict)
         if heads and len(heads) <= AMBIGUOUS:

@@ -37,7 +37,8 @@ def test_the_packaged_lexicon_parses_whole_and_has_a_few_hundred_entries() -> No
     entries = packaged()
     assert len(entries) == len(LINES) >= 300
     header = packaged_text().split("\n\n")[0]
-    assert "Source:" in header and "License: Apache-2.0" in header
+    assert "Source:" in header
+    assert "License: Apache-2.0" in header
 
 
 def test_the_lexicon_is_package_data() -> None:

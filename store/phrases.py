@@ -60,24 +60,28 @@ def _forms(words: Sequence[str]) -> list[str]:
 
 
 def gloss_phrases(query: str, en_zh: Mapping[str, list[str]], *,
-                  skip: Collection[str] = ()) -> list[Phrase]:
+                  skip: Collection[str] = (),
+                  prefer: Mapping[str, list[str]] | None = None) -> list[Phrase]:
     """The runs of two or three of ``query``'s English words that ``en_zh`` (gloss ->
     headwords) holds, longest first; runs do not overlap. A run of stop words only ("in
     the") is never one, nor one opening with an article or the question's frame ("how
     many", "need to"), nor one ending in "to" or "of", which waits for its object
-    ("according to", "that kind of"), nor one of ``skip``."""
+    ("according to", "that kind of"), nor one of ``skip``. Among runs of one length, those
+    ``prefer`` holds (the workplace lexicon's glosses) are taken first: "business trips"
+    before "on business" in "allowance on business trips"."""
     words = _WORD.findall(query.lower())
     taken = [False] * len(words)
     out: list[Phrase] = []
     for n in range(LONGEST, 1, -1):
-        for i in range(len(words) - n + 1):
-            run = words[i:i + n]
-            if (any(taken[i:i + n]) or run[0] in _FRAME or run[0] in _ARTICLES
-                    or run[-1] in _OPEN_ENDS or all(w in STOPWORDS for w in run)
-                    or " ".join(run) in skip):
-                continue
-            heads = next((en_zh[f] for f in _forms(run) if f in en_zh), None)
-            if heads:
-                out.append(Phrase(" ".join(run), tuple(run), heads))
-                taken[i:i + n] = [True] * n
+        for lookup in [*([prefer] if prefer else []), en_zh]:
+            for i in range(len(words) - n + 1):
+                run = words[i:i + n]
+                if (any(taken[i:i + n]) or run[0] in _FRAME or run[0] in _ARTICLES
+                        or run[-1] in _OPEN_ENDS or all(w in STOPWORDS for w in run)
+                        or " ".join(run) in skip):
+                    continue
+                form = next((f for f in _forms(run) if f in lookup), None)
+                if form is not None and (heads := en_zh.get(form) or lookup[form]):
+                    out.append(Phrase(" ".join(run), tuple(run), heads))
+                    taken[i:i + n] = [True] * n
     return out

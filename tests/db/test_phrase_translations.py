@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from psycopg_pool import ConnectionPool
 
+from store.cedict import load_cedict
 from store.crosslang import Translator
 from store.kb import get_or_create_kb
 from store.tokenize import query_terms
@@ -36,9 +37,11 @@ def kb_id(pool: ConnectionPool, embedder: Any) -> int:
         return kb.id
 
 
-def _translations(pool: ConnectionPool, kb_id: int, query: str) -> dict[str, list[str]]:
+def _translations(pool: ConnectionPool, kb_id: int, query: str, *,
+                  workplace: bool = True) -> dict[str, list[str]]:
+    translator = Translator(cedict=load_cedict(workplace=workplace))
     with pool.connection() as conn:
-        return Translator().translations(conn, [kb_id], query, query_terms(query))
+        return translator.translations(conn, [kb_id], query, query_terms(query))
 
 
 def test_a_phrase_the_kb_holds_stands_for_its_words(pool: ConnectionPool, kb_id: int) -> None:
@@ -60,8 +63,9 @@ def test_a_phrase_the_kb_holds_no_translation_of_gives_its_words_back(
 def test_a_word_the_kb_holds_none_of_the_senses_of_is_read_in_the_glosses_it_ends(
         pool: ConnectionPool, kb_id: int) -> None:
     # "probation" glosses only 缓刑 (a court's); the notes write 试用期, "be on probation" 试用
-    assert _translations(pool, kb_id, "Can I change teams while on probation?")[
-        "probation"] == ["试用"]
+    # (the dictionary alone: the workplace lexicon reads "probation" as 试用期 directly)
+    assert _translations(pool, kb_id, "Can I change teams while on probation?",
+                         workplace=False)["probation"] == ["试用"]
     # "approve" glosses nine headwords, too many to choose; 审批 is "examine and approve"
-    assert _translations(pool, kb_id, "Who approves purchases over budget?")[
-        "approves"] == ["审批"]
+    assert _translations(pool, kb_id, "Who approves purchases over budget?",
+                         workplace=False)["approves"] == ["审批"]

@@ -13,8 +13,7 @@ def _candidates(query: str) -> dict[str, list[str]]:
 def test_a_chinese_word_jieba_splits_is_still_found_whole() -> None:
     # jieba cuts 年假 into 年 / 假; the dictionary knows the word
     found = _candidates("实习生的年假怎么算")
-    assert "annual" in found["年假"]
-    assert "leave" in found["年假"]
+    assert "annual leave" in found["年假"]  # the workplace lexicon's rendering, whole
 
 
 def test_two_english_terms_glossed_together_win_over_each_alone() -> None:
@@ -70,10 +69,7 @@ def test_a_verb_is_looked_up_with_the_particle_after_it() -> None:
 
 
 def test_a_word_of_many_senses_is_read_wide_in_the_senses_it_is_first_of() -> None:
-    query = "Which vendors were audited last year?"
-    assert "audited" not in _candidates(query)
-    wide = candidates(query, query_terms(query), load_cedict(), wide=True)
-    assert "审计" in wide["audited"]
+    assert "key" not in _candidates("Where is the key kept?")
     key = candidates("Where is the key kept?", query_terms("Where is the key kept?"),
                      load_cedict(), wide=True)["key"]
     assert "密钥" in key

@@ -31,6 +31,7 @@ from agent.offline.asked import (
     names_designation,
     years,
 )
+from agent.offline.versions import kind_of, members
 from agent.state import Language, Passage
 from agent.text import Alternatives, content_terms, coverage, term_set, terms_of
 from agent.wording import plain
@@ -182,8 +183,9 @@ def missing_constraint(question: str, passages: list[Passage],
                        alternatives: Alternatives | None = None) -> str | None:
     """A word that narrows the question to something the pool never mentions, or ``None``.
 
-    Seven shapes, read from the question: a year the pool never names, a numbered member of
-    a series ("Tier 3" beside a table of tiers 1 and 2), a code ("the MX-500 model"), a
+    Eight shapes, read from the question: a year the pool never names, a numbered member of
+    a series ("Tier 3" beside a table of tiers 1 and 2; "4号线" or "the 7th edition" beside
+    passages numbering others of the kind), a code ("the MX-500 model"), a
     measured amount no passage names, itself or translated ("revenue" asked of a returns
     report), a name ("the hotel limit in Singapore"), and a word right before a category
     noun the pool does hold ("智能手表产品线": 产品线 is there, 手表 nowhere; "the apparel
@@ -194,8 +196,8 @@ def missing_constraint(question: str, passages: list[Passage],
     if not passages:
         return None
     texts = [said_by(p) for p in passages]
-    for check in (_missing_year, _missing_designation, _missing_code, _missing_measure,
-                  _missing_name, _missing_modifier, _missing_count):
+    for check in (_missing_year, _missing_designation, _missing_member, _missing_code,
+                  _missing_measure, _missing_name, _missing_modifier, _missing_count):
         missing = check(question, texts, alternatives)
         if missing is not None:
             return missing
@@ -213,6 +215,16 @@ def _missing_designation(question: str, texts: list[str], _: Alternatives | None
         if not any(names_designation(designation, t) for t in texts):
             return f"{designation[0].capitalize()} {designation[1]}"
     return None
+
+
+def _missing_member(question: str, texts: list[str], _: Alternatives | None) -> str | None:
+    # "望川地铁4号线" beside passages on lines 2 and 3, "the 7th edition" beside reports of the
+    # 5th and 6th: another member of the series answers about something else. A pool that
+    # numbers none of that kind says nothing either way (an edition known by its year).
+    named = set().union(*(members(t) for t in texts)) if texts else set()
+    kinds = {kind_of(m) for m in named}
+    return next((wording for m, wording in members(question).items()
+                 if kind_of(m) in kinds and m not in named), None)
 
 
 def _missing_code(question: str, texts: list[str], _: Alternatives | None) -> str | None:

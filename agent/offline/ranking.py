@@ -206,6 +206,7 @@ def rank_sentences(inp: GenerateInput, terms: list[str],
     for n, p in enumerate(passages, start=1):
         frame_terms = terms_of(frame(p), terms, alternatives)
         version = -SUPERSEDED_PENALTY if p["doc_id"] in old else 0.0
+        around = periods(p["text"]) if asked_periods else set()
         flagged = [norm(span) for span in suspicious_spans(p["text"])]
         own = p["heading_path"][-1] if p["heading_path"] else ""
         for unit in quotable_units(p["text"], split_sentences, heading=own):
@@ -226,7 +227,7 @@ def rank_sentences(inp: GenerateInput, terms: list[str],
                      + 0.3 * weighted_share(terms, idf, st | framed)
                      + 0.4 * fit[n - 1] + (0.15 if wants_number and _DIGIT.search(s) else 0)
                      + (VALUE_BONUS if (n, s) in holding else 0)
-                     + PERIOD_WEIGHT * period_fit(asked_periods, s, frame(p)) + version
+                     + PERIOD_WEIGHT * period_fit(asked_periods, s, frame(p), around) + version
                      - (POINTER_PENALTY if is_pointer(s) else 0.0)
                      - (scope if describes_document(s) else 0.0)
                      + (BAND_BONUS if tightest is not None

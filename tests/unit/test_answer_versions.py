@@ -73,6 +73,32 @@ def test_periods_are_read_in_both_languages() -> None:
     assert period_fit(set(), "In 2024 sales rose 4%.", "Annual report") == 0
 
 
+def test_numbered_members_of_a_series_are_read_in_both_languages() -> None:
+    assert periods("第十二届梧桐读书节在城南开幕") == {"edition 12"}
+    assert periods("The twelfth Wutong Reading Festival opened") == {"edition 12"}
+    assert periods("the 12th edition of the fair") == {"edition 12"}
+    assert periods("东湖有轨电车2号线三期") == {"line 2", "phase 3"}
+    assert periods("Tram Line 2, Phase 3") == {"line 2", "phase 3"}
+    # Instalments, "the previous issue", "the first step", "the first Monday": no member.
+    assert periods("可分12期付款，详见上一期简报") == set()
+    assert periods("The first step is easy; meet on the first Monday.") == set()
+
+
+def test_a_report_of_another_edition_loses_even_where_its_sentence_names_none() -> None:
+    assert period_fit({"edition 12"}, "金奖由《远山》获得。", "",
+                      periods("第十一届梧桐读书节昨日闭幕。")) == -1
+    assert period_fit({"edition 12"}, "金奖由《远山》获得。", "",
+                      periods("第十二届梧桐读书节昨日闭幕。")) == 1
+    # A year the question names is not contradicted by an edition the passage names.
+    assert period_fit({"2025"}, "金奖由《远山》获得。", "", periods("第十一届读书节")) == 0
+    pool = [doc(1, "第十一届梧桐读书节昨日闭幕。本届金奖由小说《远山》获得。", "读书节简讯"),
+            doc(2, "第十二届梧桐读书节昨日闭幕。本届金奖由诗集《白鹭》获得。", "读书节简讯",
+                rank=1)]
+    draft = ask("第十二届梧桐读书节的金奖是哪部作品？", pool)
+    assert any("白鹭" in s for s in quoted(draft))
+    assert not any("远山" in s for s in quoted(draft))
+
+
 def test_the_sentence_about_the_asked_year_wins_over_its_twin() -> None:
     pool = [doc(1, "The canteen subsidy in 2024 was 15 yuan per working day.", "Canteen notes"),
             doc(2, "The canteen subsidy in 2025 was 18 yuan per working day.", "Canteen notes",

@@ -92,6 +92,18 @@ def _doc(text: str) -> Passage:
                    heading_path=[], text=text, score=1.0, rank=0, round=1, sub_id="q1")
 
 
+def test_a_member_of_a_numbered_series_the_pool_lacks_is_the_missing_constraint() -> None:
+    from agent.offline.answerable import missing_constraint
+    pool = [passage(1, "东湖有轨电车2号线于10月1日开通，全长15公里。"),
+            passage(2, "The 5th Donghu Kite Fair drew 30,000 visitors.")]
+    assert missing_constraint("有轨电车3号线什么时候开通？", pool) == "3号线"
+    assert missing_constraint("有轨电车2号线什么时候开通？", pool) is None
+    assert missing_constraint("第六届东湖风筝节有多少游客？", pool) == "第六届"
+    assert missing_constraint("第五届东湖风筝节有多少游客？", pool) is None
+    # A pool that numbers no phase says nothing about which phase.
+    assert missing_constraint("2号线二期什么时候开通？", pool) is None
+
+
 def test_a_name_before_a_category_the_pool_lacks_is_the_missing_constraint() -> None:
     from agent.offline.answerable import missing_constraint
 

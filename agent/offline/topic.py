@@ -45,6 +45,12 @@ _NEW_TOPIC_EN = re.compile(r"^\s*(by the way|btw|unrelated(ly)?|on another note|
                            re.I)
 _NEW_TOPIC_ZH = re.compile(r"^\s*(对了|顺便问一?下|顺便问|换个话题|换个问题|另外问一?下|"
                            r"问个别的|另一个问题)")
+# "By the way" said after the question ("whats the max size for one key btw") sets it aside
+# from the thread as it does before it.
+_ASIDE_EN = re.compile(r"\b(btw|by the way)\b", re.I)
+# "另外" opens another matter ("besides, …"): before a question that names a topic of its own
+# it starts a new one, as "对了" does; before a slot or a word that points back it continues.
+_ANOTHER_ZH = re.compile(r"^\s*另外")
 # A noun phrase closed by 呢 asks "what about …?" of the thread ("审批流程呢？"), as "what about"
 # does in English; one that asks its own question (a question word, a verb of asking) does not.
 _WHAT_ABOUT_ZH = re.compile(r"^\s*([^，,。？?！!\s]{1,8})呢\s*[？?]?\s*$")
@@ -77,18 +83,24 @@ def refers_back(question: str, language: Language, n_terms: int) -> Cue | None:
     closing 呢 ("如果…呢？", "So what's next?"), ``"weak"`` for a
     demonstrative or "also" in a short question (a long question with "that" names its own
     topic), ``"glue"`` for an opening that only joins it to the conversation ("and", "那",
-    "如果"), ``"new"`` for one that announces another topic ("对了", "by the way"), ``None``
-    for none of these."""
+    "如果"), ``"new"`` for one that announces another topic ("对了", "by the way" before or
+    after the question, "另外" before more than ``SHORT`` words of its own), ``None`` for
+    none of these."""
     if has_pronoun(question, language):
         return "firm"
-    if (_NEW_TOPIC_ZH if language == "zh" else _NEW_TOPIC_EN).match(question):
+    if (_NEW_TOPIC_ZH if language == "zh" else _NEW_TOPIC_EN).match(question) or \
+            (language == "en" and _ASIDE_EN.search(question)):
         return "new"
     glue, refer = (_GLUE_ZH, _REFER_ZH) if language == "zh" else (_GLUE_EN, _REFER_EN)
     joined = glue.match(question)
     # Two signs together are firm: "So what is the next one?", "那这个也要审批吗？", and a
     # closing 呢 after "如果" asks "what if …?" of the earlier question ("如果联系不上呢？").
-    if _asks_about(question, language) or (joined and refer.search(question)):
+    # The sign is read after the opening: "另外" and "还有" are no demonstratives themselves.
+    if _asks_about(question, language) or (joined and refer.search(question[joined.end():])):
         return "firm"
+    if language == "zh" and _ANOTHER_ZH.match(question) and \
+            len(content_terms(question[joined.end():] if joined else question)) > SHORT:
+        return "new"
     if refer.search(question) and n_terms <= 4:
         return "weak"
     return "glue" if joined else None

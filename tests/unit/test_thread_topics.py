@@ -235,3 +235,20 @@ def test_a_word_the_segmenter_splits_counts_when_a_passage_holds_it_whole() -> N
     assert split_words("年假能顺延吗？", ["调休顺延至下周。"]) == []
     assert not topic_evidence("年假能顺延吗？", [passage("rest", "调休顺延至下周。")],
                               [EXPENSES])["confident"]
+
+
+def test_a_pronoun_whose_topic_the_question_fronts_itself_takes_nothing_of_the_thread() -> None:
+    # The phrase before the comma names what "it" / "them" / "这个" stands for.
+    for question in ("Speaking of the night shuttle, does it run on holidays?",
+                     "Going back to parking permits, how do I renew them?",
+                     "and the gym, is that free for interns?"):
+        u = understand(question, [EXPENSES], CONFIDENT)
+        assert not u["is_followup"], question
+        assert u["query"] == question
+    u = understand("关于夜班班车，它几点发车？", [SICK], CONFIDENT)
+    assert u["query"] == "关于夜班班车，它几点发车？"
+    # A clause before the comma, a filler, or "the same" after it leaves the pronoun to the
+    # thread.
+    for question in ("If I travel by train, can I file it?", "Alright, is it refunded?",
+                     "and for contractors, is it the same?"):
+        assert understand(question, [EXPENSES], CONFIDENT)["is_followup"], question

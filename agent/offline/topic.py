@@ -59,16 +59,20 @@ _ASKS_ZH = re.compile(r"(什么|怎么|怎样|如何|几|多少|谁|哪|吗|是�
 # "Speaking of the Celts, what is their importance?", "and sick leave, is that paid?",
 # "关于年假，它能顺延吗？". A noun phrase, not a clause: it starts with no question word or
 # conjunction of a clause ("If I travel, do I need it?" leaves "it" to the thread) and
-# holds no pronoun of its own.
+# holds no pronoun of its own. "As for X," / "至于X，" are left out: they often set a new
+# value beside the earlier question's ("至于二线城市，这个标准是多少？").
 _FRONTED_EN = re.compile(
-    r"^\s*(?:(?:speaking|talking) (?:of|about)|going back to|back to|as for|regarding|and)?"
+    r"^\s*(?:(?:speaking|talking) (?:of|about)|going back to|back to|regarding|and)?"
     r"\s*([^,;:?!]+?)\s*,\s*(\S.*)$", re.I)
-_FRONTED_ZH = re.compile(r"^\s*(?:关于|至于|说到|说起|回到)([^，,。？?！!]{2,12})[，,]\s*(\S.*)$")
+_FRONTED_ZH = re.compile(r"^\s*(?:关于|说到|说起|回到)([^，,。？?！!]{2,12})[，,]\s*(\S.*)$")
 _CLAUSE_EN = re.compile(
     r"^(what|who|whom|whose|which|when|where|why|how|is|are|was|were|do|does|did|can|could|"
     r"will|would|should|shall|may|might|must|have|has|had|if|once|unless|because|since|"
     r"after|before|while|though|although|so|then|but|also|alright|hmm+|well|right|oh|ah|"
-    r"um+|uh+|i|we|you|my|our|your)\b", re.I)
+    r"um+|uh+|i|we|you|my|our|your|"
+    # a circumstance, not a thing: "and in Tier 2 cities, is it 550?" asks the thread's
+    # question of another place
+    r"in|for|at|on|during|with|without|from|to|by|under|within|over|outside|inside)\b", re.I)
 # A phrase ending in a preposition names nothing yet ("Along with, is there …?").
 _OPEN_ENDED_EN = re.compile(r"\b(with|of|to|for|about|on|in|at|from|by|as)\s*$", re.I)
 # Words that still ask the earlier question of the fronted thing: "and for contractors, is

@@ -249,6 +249,8 @@ def test_a_pronoun_whose_topic_the_question_fronts_itself_takes_nothing_of_the_t
     assert u["query"] == "关于夜班班车，它几点发车？"
     # A clause before the comma, a filler, or "the same" after it leaves the pronoun to the
     # thread.
+    # A circumstance before the comma ("in Tier 2 cities") is a new value for the earlier
+    # question, not what the pronoun stands for.
     for question in ("If I travel by train, can I file it?", "Alright, is it refunded?",
-                     "and for contractors, is it the same?"):
+                     "and for contractors, is it the same?", "and in Tier 2 cities, is it 45?"):
         assert understand(question, [EXPENSES], CONFIDENT)["is_followup"], question

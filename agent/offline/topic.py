@@ -45,10 +45,40 @@ _NEW_TOPIC_EN = re.compile(r"^\s*(by the way|btw|unrelated(ly)?|on another note|
                            re.I)
 _NEW_TOPIC_ZH = re.compile(r"^\s*(对了|顺便问一?下|顺便问|换个话题|换个问题|另外问一?下|"
                            r"问个别的|另一个问题)")
+# "By the way" said after the question ("whats the max size for one key btw") sets it aside
+# from the thread as it does before it.
+_ASIDE_EN = re.compile(r"\b(btw|by the way)\b", re.I)
+# "另外" opens another matter ("besides, …"): before a question that names a topic of its own
+# it starts a new one, as "对了" does; before a slot or a word that points back it continues.
+_ANOTHER_ZH = re.compile(r"^\s*另外")
 # A noun phrase closed by 呢 asks "what about …?" of the thread ("审批流程呢？"), as "what about"
 # does in English; one that asks its own question (a question word, a verb of asking) does not.
 _WHAT_ABOUT_ZH = re.compile(r"^\s*([^，,。？?！!\s]{1,8})呢\s*[？?]?\s*$")
 _ASKS_ZH = re.compile(r"(什么|怎么|怎样|如何|几|多少|谁|哪|吗|是否|能否|可以|要不要|为何|为啥)")
+# A phrase fronted before the comma names the topic the pronoun after it stands for:
+# "Speaking of the Celts, what is their importance?", "and sick leave, is that paid?",
+# "关于年假，它能顺延吗？". A noun phrase, not a clause: it starts with no question word or
+# conjunction of a clause ("If I travel, do I need it?" leaves "it" to the thread) and
+# holds no pronoun of its own. "As for X," / "至于X，" are left out: they often set a new
+# value beside the earlier question's ("至于二线城市，这个标准是多少？").
+_FRONTED_EN = re.compile(
+    r"^\s*(?:(?:speaking|talking) (?:of|about)|going back to|back to|regarding|and)?"
+    r"\s*([^,;:?!]+?)\s*,\s*(\S.*)$", re.I)
+_FRONTED_ZH = re.compile(r"^\s*(?:关于|说到|说起|回到)([^，,。？?！!]{2,12})[，,]\s*(\S.*)$")
+_CLAUSE_EN = re.compile(
+    r"^(what|who|whom|whose|which|when|where|why|how|is|are|was|were|do|does|did|can|could|"
+    r"will|would|should|shall|may|might|must|have|has|had|if|once|unless|because|since|"
+    r"after|before|while|though|although|so|then|but|also|alright|hmm+|well|right|oh|ah|"
+    r"um+|uh+|i|we|you|my|our|your|"
+    # a circumstance, not a thing: "and in Tier 2 cities, is it 550?" asks the thread's
+    # question of another place
+    r"in|for|at|on|during|with|without|from|to|by|under|within|over|outside|inside)\b", re.I)
+# A phrase ending in a preposition names nothing yet ("Along with, is there …?").
+_OPEN_ENDED_EN = re.compile(r"\b(with|of|to|for|about|on|in|at|from|by|as)\s*$", re.I)
+# Words that still ask the earlier question of the fronted thing: "and for contractors, is
+# it the same?".
+_AGAIN_EN = re.compile(r"\b(same|else|other|another|too|also|again|either)\b", re.I)
+_AGAIN_ZH = re.compile(r"(也|还|一样|同样|其他|别的)")
 # A demonstrative that stands for the earlier topic and is replaced by it in the rewrite.
 _STANDS_FOR_EN = re.compile(r"\b(it|them|they|this|that)\b", re.I)
 _CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
@@ -77,21 +107,46 @@ def refers_back(question: str, language: Language, n_terms: int) -> Cue | None:
     closing 呢 ("如果…呢？", "So what's next?"), ``"weak"`` for a
     demonstrative or "also" in a short question (a long question with "that" names its own
     topic), ``"glue"`` for an opening that only joins it to the conversation ("and", "那",
-    "如果"), ``"new"`` for one that announces another topic ("对了", "by the way"), ``None``
-    for none of these."""
-    if has_pronoun(question, language):
-        return "firm"
-    if (_NEW_TOPIC_ZH if language == "zh" else _NEW_TOPIC_EN).match(question):
+    "如果"), ``"new"`` for one that announces another topic ("对了", "by the way" before or
+    after the question, "另外" before more than ``SHORT`` words of its own), ``None`` for
+    none of these."""
+    pronoun = has_pronoun(question, language)
+    announced = (_NEW_TOPIC_ZH if language == "zh" else _NEW_TOPIC_EN).match(question) or \
+        (language == "en" and _ASIDE_EN.search(question))
+    if _fronts_its_topic(question, language) or (announced and not pronoun):
         return "new"
+    if pronoun:
+        return "firm"
     glue, refer = (_GLUE_ZH, _REFER_ZH) if language == "zh" else (_GLUE_EN, _REFER_EN)
     joined = glue.match(question)
     # Two signs together are firm: "So what is the next one?", "那这个也要审批吗？", and a
     # closing 呢 after "如果" asks "what if …?" of the earlier question ("如果联系不上呢？").
-    if _asks_about(question, language) or (joined and refer.search(question)):
+    # The sign is read after the opening: "另外" and "还有" are no demonstratives themselves.
+    if _asks_about(question, language) or (joined and refer.search(question[joined.end():])):
         return "firm"
+    if language == "zh" and _ANOTHER_ZH.match(question) and \
+            len(content_terms(question[joined.end():] if joined else question)) > SHORT:
+        return "new"
     if refer.search(question) and n_terms <= 4:
         return "weak"
     return "glue" if joined else None
+
+
+def _fronts_its_topic(question: str, language: Language) -> bool:
+    """A pronoun or demonstrative whose antecedent the question fronts itself ("Going back
+    to primary sources, can they be used in literature?"): it names its own topic."""
+    fronted = (_FRONTED_ZH if language == "zh" else _FRONTED_EN).match(question)
+    if fronted is None:
+        return False
+    phrase, rest = fronted.group(1), fronted.group(2)
+    refer, again = (_REFER_ZH, _AGAIN_ZH) if language == "zh" else (_REFER_EN, _AGAIN_EN)
+    if language == "en" and (_CLAUSE_EN.match(phrase) or _OPEN_ENDED_EN.search(phrase)
+                             or len(phrase.split()) > 6):
+        return False
+    if not content_terms(phrase) or has_pronoun(phrase, language) or refer.search(phrase):
+        return False
+    points = (_STANDS_FOR_ZH if language == "zh" else _STANDS_FOR_EN).search(rest)
+    return bool(has_pronoun(rest, language) or points) and not again.search(rest)
 
 
 def _asks_about(question: str, language: Language) -> bool:

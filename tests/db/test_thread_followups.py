@@ -103,3 +103,28 @@ def test_by_the_way_starts_a_new_topic_even_one_the_documents_lack(agent: Agent)
     # Nothing of the backup question is carried into it, nor answered from its runbook.
     assert gym[1] is None
     assert gym[2] != "database-backup"
+
+
+
+def test_another_matter_opened_by_lingwai_takes_nothing_of_the_thread(agent: Agent) -> None:
+    _, canteen = _thread(agent, "another-matter", [
+        "数据库多久备份一次？", "另外，公司食堂晚饭几点开门？"])
+    # "另外" before a question of its own opens another matter: asked as it stands, not
+    # answered from the backup runbook.
+    assert canteen[1] is None
+    assert canteen[2] != "database-backup"
+
+
+def test_btw_said_last_sets_the_question_aside(agent: Agent) -> None:
+    _, gym = _thread(agent, "aside", [
+        "How do I connect to the office Wi-Fi?", "is there a gym in the office btw"])
+    assert gym[1] is None
+    assert gym[2] != "office-wifi-and-printers"
+
+
+def test_a_pronoun_after_a_fronted_topic_points_to_it(agent: Agent) -> None:
+    _, phone = _thread(agent, "fronted", [
+        "How do I connect to the office Wi-Fi?", "Speaking of the VPN, does it work on my phone?"])
+    # "it" is the VPN the question names, not the Wi-Fi of the thread.
+    assert phone[1] is None
+    assert phone[2] == "vpn-setup-faq"

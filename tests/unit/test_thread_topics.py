@@ -118,6 +118,9 @@ def test_cues_firm_weak_or_none() -> None:
     assert refers_back("对了，班车几点发车？", "zh", 2) == "new"
     assert refers_back("btw does the shuttle run on sundays?", "en", 3) == "new"
     assert refers_back("by the way, is it free?", "en", 1) == "firm"
+    assert refers_back("另外，访客停车要提前登记吗？", "zh", 5) == "new"
+    assert refers_back("另外还要带什么材料？", "zh", 2) == "firm"
+    assert refers_back("is the shuttle free on sundays btw", "en", 3) == "new"
 
 
 def test_topic_evidence_reads_coverage_and_the_threads_documents() -> None:
@@ -206,6 +209,23 @@ def test_by_the_way_announces_a_new_topic_even_when_its_search_finds_nothing() -
     assert understand("By the way, is it paid?", [SICK], LOST)["is_followup"]
 
 
+def test_another_matter_and_an_aside_said_last_stand_alone() -> None:
+    # "另外" before a question of its own opens another matter; its words are searched as
+    # asked even when the KB holds no passage for them (it is refused, not answered from
+    # the thread's documents).
+    u = understand("另外，食堂晚餐几点开始供应？", [SICK], LOST)
+    assert not u["is_followup"]
+    assert u["query"] == "另外，食堂晚餐几点开始供应？"
+    # Before a word that points back, or a slot of the earlier question, it continues.
+    assert understand("另外还要交什么材料？", [SICK], LOST)["is_followup"]
+    assert understand("另外，产假呢？", [SICK], LOST)["is_followup"]
+    # "btw" after the question sets it aside as it does before it.
+    u = understand("does the shuttle stop at the north gate btw", [EXPENSES], LOST)
+    assert not u["is_followup"]
+    assert u["implicit_context"] == []
+    assert understand("is it refunded btw", [EXPENSES], LOST)["is_followup"]
+
+
 def test_a_word_the_segmenter_splits_counts_when_a_passage_holds_it_whole() -> None:
     # jieba cuts "年假能顺延吗" into 年 / 假能 / 顺延: the leave is named all the same.
     leave = [passage("leave", "年假当年未休完可顺延至次年 3 月 31 日。")]
@@ -215,3 +235,22 @@ def test_a_word_the_segmenter_splits_counts_when_a_passage_holds_it_whole() -> N
     assert split_words("年假能顺延吗？", ["调休顺延至下周。"]) == []
     assert not topic_evidence("年假能顺延吗？", [passage("rest", "调休顺延至下周。")],
                               [EXPENSES])["confident"]
+
+
+def test_a_pronoun_whose_topic_the_question_fronts_itself_takes_nothing_of_the_thread() -> None:
+    # The phrase before the comma names what "it" / "them" / "这个" stands for.
+    for question in ("Speaking of the night shuttle, does it run on holidays?",
+                     "Going back to parking permits, how do I renew them?",
+                     "and the gym, is that free for interns?"):
+        u = understand(question, [EXPENSES], CONFIDENT)
+        assert not u["is_followup"], question
+        assert u["query"] == question
+    u = understand("关于夜班班车，它几点发车？", [SICK], CONFIDENT)
+    assert u["query"] == "关于夜班班车，它几点发车？"
+    # A clause before the comma, a filler, or "the same" after it leaves the pronoun to the
+    # thread.
+    # A circumstance before the comma ("in Tier 2 cities") is a new value for the earlier
+    # question, not what the pronoun stands for.
+    for question in ("If I travel by train, can I file it?", "Alright, is it refunded?",
+                     "and for contractors, is it the same?", "and in Tier 2 cities, is it 45?"):
+        assert understand(question, [EXPENSES], CONFIDENT)["is_followup"], question

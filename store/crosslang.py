@@ -15,7 +15,8 @@ The dictionary data is CC-CEDICT (CC BY-SA 4.0, https://cc-cedict.org), as shipp
 where the dictionary's many senses would drop the word ("release", "approve"), its
 renderings come before the dictionary's (a Chinese word's whole English phrases: 封网 is
 "change freeze", not "change" and "freeze"), and among the translations a KB holds, its
-words are kept first.
+words are kept first. A name no dictionary lists crosses by its pinyin spelling
+(``store.pinyin``): "Jiangwan" is the KB's 江湾, 澜庭 the KB's "Lanting".
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from store.english_forms import english_forms, lemmas
 from store.kb import get_kb
 from store.kb_vocab import document_frequencies
 from store.phrases import gloss_phrases
+from store.pinyin import SpellingIndex, may_be_name, readings, spellings
 from store.tokenize import STOPWORDS, is_chinese, query_terms, tokens
 
 # Senses of a headword used for zh -> en (CC-CEDICT lists the common ones first).
@@ -51,6 +53,7 @@ OTHER_LANGUAGE_SHARE = 0.05
 _SAMPLE = 400
 _TTL_S = 300.0
 _RECENT = 512
+_SPELLING_INDEXES = 4
 _CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
 
 
@@ -207,10 +210,14 @@ class Translator:
     # it and again to search it.
     _recent: dict[tuple[tuple[int, ...], str, bool], tuple[float, dict[str, list[str]]]] = (
         field(default_factory=dict, repr=False))
+    # (KB, generation) pairs -> their Chinese words by pinyin spelling
+    _spellings: dict[tuple[Any, ...], SpellingIndex] = field(default_factory=dict, repr=False)
 
     def warm_up(self) -> None:
-        """Load the dictionary now (seconds), so no turn pays for it under its deadline."""
+        """Load the dictionary and the characters' readings now (seconds), so no turn pays
+        for them under its deadline."""
         self._dictionary()
+        readings()
 
     def _dictionary(self) -> Cedict:
         if self.cedict is None:
@@ -317,8 +324,51 @@ class Translator:
             covered = {w for s in out for w in s.split()}
             unread = {t for t in terms if not is_chinese(t) and t not in covered} - deep
             if not unread:
-                return out
+                return self._names(conn, kb_ids, terms, out, zh_share, en_share)
             deep |= unread
+
+    def _names(self, conn: Any, kb_ids: Sequence[int], terms: Sequence[str],
+               out: dict[str, list[str]], zh_share: float, en_share: float
+               ) -> dict[str, list[str]]:
+        """``out`` with the names no dictionary translates, crossed by their pinyin spelling
+        (``store.pinyin``): "Jiangwan" held as the KB's 江湾, 澜庭 as the KB's "lanting"."""
+        english = self._dictionary().en_zh
+        latin = [t for t in terms if t not in out and not is_chinese(t)
+                 and may_be_name(t, english)]
+        if latin and zh_share >= OTHER_LANGUAGE_SHARE:
+            index = self._spelling_index(conn, kb_ids)
+            for t in latin:
+                words = index.words(t)
+                if words:
+                    out[t] = words
+        chinese = {t: sorted(spellings(t)) for t in terms
+                   if t not in out and is_chinese(t) and 2 <= len(t) <= 3}
+        if chinese and en_share >= OTHER_LANGUAGE_SHARE:
+            df, _ = document_frequencies(conn, kb_ids,
+                                         [w for ws in chinese.values() for w in ws])
+            for t, spelled in chinese.items():
+                held = [w for w in spelled if df.get(w)]
+                if held:
+                    out[t] = held
+        return out
+
+    def _spelling_index(self, conn: Any, kb_ids: Sequence[int]) -> SpellingIndex:
+        """The Chinese words of the KBs' active passages by pinyin spelling, kept until a
+        KB changes generation."""
+        key = tuple(conn.execute(
+            "SELECT id, active_generation FROM knowledge_bases WHERE id = ANY(%s) ORDER BY id",
+            [list(kb_ids)]).fetchall())
+        index = self._spellings.get(key)
+        if index is None:
+            rows = conn.execute(
+                "SELECT c.text FROM chunks c JOIN knowledge_bases k ON c.kb_id = k.id "
+                "AND c.generation = k.active_generation WHERE k.id = ANY(%s)",
+                [list(kb_ids)]).fetchall()
+            index = SpellingIndex(text for (text,) in rows)
+            if len(self._spellings) >= _SPELLING_INDEXES:
+                self._spellings.pop(next(iter(self._spellings)))
+            self._spellings[key] = index
+        return index
 
     def _workplace_words(self, found: dict[str, list[str]]) -> set[str]:
         """The words of ``found`` that the workplace lexicon gives (a headword or one of

@@ -258,7 +258,7 @@ def _missing_name(question: str, texts: list[str], alternatives: Alternatives | 
     return None
 
 
-def _missing_modifier(question: str, texts: list[str], _: Alternatives | None
+def _missing_modifier(question: str, texts: list[str], alternatives: Alternatives | None
                       ) -> str | None:
     topic = set(content_terms(question))
     said = [w for w in tokens(question, precise=True) if w in topic]
@@ -268,6 +268,9 @@ def _missing_modifier(question: str, texts: list[str], _: Alternatives | None
     # missing translation is no evidence that the documents never say it.
     for t in texts:
         held |= held_terms(t, said)
+    # A modifier the pool holds translated is there all the same ("Jiangwan" as 江湾).
+    translated = set().union(*(held_terms(t, said, alternatives) for t in texts)) if texts \
+        else set()
     nouns = chinese_nouns(question)
     for i, head in enumerate(said):
         if head not in _KINDS or head not in held:
@@ -282,7 +285,7 @@ def _missing_modifier(question: str, texts: list[str], _: Alternatives | None
             j -= 1
             if said[j] in _DETERMINERS:
                 break  # "每个团队", "其他城市": which ones, not which kind
-            if said[j] not in held:
+            if said[j] not in held and said[j] not in translated:
                 return said[j]
             if has_cjk(said[j]) and said[j] not in nouns:
                 break

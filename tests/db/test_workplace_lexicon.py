@@ -152,3 +152,25 @@ def test_a_chinese_question_is_answered_from_the_english_faq_through_the_lexicon
                                 kb="office"))
     assert not result.refused, result.text
     assert "browser cache" in result.text
+
+
+def test_a_name_no_dictionary_lists_crosses_by_its_pinyin(
+        pool: ConnectionPool, embedder: Any) -> None:
+    with pool.connection() as conn:
+        keyword_lines(conn, get_or_create_kb(conn, "names", embedder), "names", [
+            "松涛书院每周六上午开放，讲座免费。",
+            "梧桐路的新店下月开业。",
+            "The Lanting office closes at six on Fridays.",
+            "Visitors register at reception.",
+        ], embedder, seed=7)
+        kb_id = conn.execute("SELECT id FROM knowledge_bases WHERE name = 'names'").fetchone()
+        assert kb_id is not None
+        found = Translator().translations(conn, [kb_id[0]], "When is Songtao Academy open?",
+                                          query_terms("When is Songtao Academy open?"))
+        assert found["songtao"] == ["松涛"]
+        back = Translator().translations(conn, [kb_id[0]], "澜庭办公室几点关门？",
+                                         query_terms("澜庭办公室几点关门？"))
+        assert back["澜庭"] == ["lanting"]
+    hits = search(pool, "names", "When is Songtao Academy open?", embedder=embedder, k=2,
+                  fusion="keyword", translator=Translator())
+    assert hits and "松涛" in hits[0].text

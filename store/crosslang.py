@@ -35,7 +35,7 @@ from store.english_forms import english_forms, lemmas
 from store.kb import get_kb
 from store.kb_vocab import document_frequencies
 from store.phrases import gloss_phrases
-from store.pinyin import SpellingIndex, may_be_name, readings, spellings
+from store.pinyin import may_be_name, pattern, readings, spelled_words, spellings
 from store.tokenize import STOPWORDS, is_chinese, query_terms, tokens
 
 # Senses of a headword used for zh -> en (CC-CEDICT lists the common ones first).
@@ -53,7 +53,8 @@ OTHER_LANGUAGE_SHARE = 0.05
 _SAMPLE = 400
 _TTL_S = 300.0
 _RECENT = 512
-_SPELLING_INDEXES = 4
+# Passages read to count the words a pinyin name may stand for.
+_SPELLED_SAMPLE = 200
 _CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
 
 
@@ -210,8 +211,6 @@ class Translator:
     # it and again to search it.
     _recent: dict[tuple[tuple[int, ...], str, bool], tuple[float, dict[str, list[str]]]] = (
         field(default_factory=dict, repr=False))
-    # (KB, generation) pairs -> their Chinese words by pinyin spelling
-    _spellings: dict[tuple[Any, ...], SpellingIndex] = field(default_factory=dict, repr=False)
 
     def warm_up(self) -> None:
         """Load the dictionary and the characters' readings now (seconds), so no turn pays
@@ -336,9 +335,8 @@ class Translator:
         latin = [t for t in terms if t not in out and not is_chinese(t)
                  and may_be_name(t, english)]
         if latin and zh_share >= OTHER_LANGUAGE_SHARE:
-            index = self._spelling_index(conn, kb_ids)
             for t in latin:
-                words = index.words(t)
+                words = self._spelled(conn, kb_ids, t)
                 if words:
                     out[t] = words
         chinese = {t: sorted(spellings(t)) for t in terms
@@ -352,23 +350,18 @@ class Translator:
                     out[t] = held
         return out
 
-    def _spelling_index(self, conn: Any, kb_ids: Sequence[int]) -> SpellingIndex:
-        """The Chinese words of the KBs' active passages by pinyin spelling, kept until a
-        KB changes generation."""
-        key = tuple(conn.execute(
-            "SELECT id, active_generation FROM knowledge_bases WHERE id = ANY(%s) ORDER BY id",
-            [list(kb_ids)]).fetchall())
-        index = self._spellings.get(key)
-        if index is None:
-            rows = conn.execute(
-                "SELECT c.text FROM chunks c JOIN knowledge_bases k ON c.kb_id = k.id "
-                "AND c.generation = k.active_generation WHERE k.id = ANY(%s)",
-                [list(kb_ids)]).fetchall()
-            index = SpellingIndex(text for (text,) in rows)
-            if len(self._spellings) >= _SPELLING_INDEXES:
-                self._spellings.pop(next(iter(self._spellings)))
-            self._spellings[key] = index
-        return index
+    @staticmethod
+    def _spelled(conn: Any, kb_ids: Sequence[int], latin: str) -> list[str]:
+        """The KBs' Chinese words spelled ``latin``: the passages holding a run of characters
+        that read so (a scan the database does), and among those runs the most frequent."""
+        found = pattern(latin)
+        if found is None:
+            return []
+        rows = conn.execute(
+            "SELECT c.text FROM chunks c JOIN knowledge_bases k ON c.kb_id = k.id "
+            "AND c.generation = k.active_generation WHERE k.id = ANY(%s) AND c.text ~ %s "
+            "LIMIT %s", [list(kb_ids), found, _SPELLED_SAMPLE]).fetchall()
+        return spelled_words(latin, (text for (text,) in rows))
 
     def _workplace_words(self, found: dict[str, list[str]]) -> set[str]:
         """The words of ``found`` that the workplace lexicon gives (a headword or one of

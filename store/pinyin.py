@@ -24,7 +24,6 @@ MIN_SYLLABLES, MAX_SYLLABLES = 2, 4
 MAX_SPELLINGS = 8
 _ENTRY = re.compile(r"^\S+ (\S) \[([^\]]+)\]")
 _TONE = re.compile(r"[1-5]$")
-_CJK_RUN = re.compile(r"[\u4e00-\u9fff]{2,}")
 
 
 @lru_cache(maxsize=1)
@@ -34,7 +33,7 @@ def readings() -> Mapping[str, frozenset[str]]:
     with gzip.open(_source(), "rt", encoding="utf-8") as fh:
         for line in fh:
             m = _ENTRY.match(line)
-            if not m or " " in m.group(2):
+            if not m or " " in m.group(2) or not "\u3400" <= m.group(1) <= "\u9fff":
                 continue
             syllable = _TONE.sub("", m.group(2).lower())
             if not syllable.isascii() or not re.fullmatch(r"[a-z:]+", syllable):
@@ -85,22 +84,33 @@ def may_be_name(word: str, english: Mapping[str, object]) -> bool:
     return word.lower() not in english and split(word) is not None
 
 
-class SpellingIndex:
-    """The Chinese words (two or three characters: most names) of a collection of texts, by
-    spelling."""
+@lru_cache(maxsize=1)
+def _characters() -> Mapping[str, str]:
+    """Each syllable's characters, as one string ("wan" -> "万完湾…")."""
+    found: dict[str, list[str]] = {}
+    for char, forms in readings().items():
+        for syllable in forms:
+            found.setdefault(syllable, []).append(char)
+    return {syllable: "".join(chars) for syllable, chars in found.items()}
 
-    def __init__(self, texts: Iterable[str]) -> None:
-        counts: Counter[str] = Counter()
-        for text in texts:
-            for run in _CJK_RUN.findall(text):
-                for n in (2, 3):
-                    counts.update(run[i:i + n] for i in range(len(run) - n + 1))
-        self._by_spelling: dict[str, Counter[str]] = {}
-        for gram, n in counts.items():
-            for spelled in spellings(gram):
-                self._by_spelling.setdefault(spelled, Counter())[gram] += n
 
-    def words(self, latin: str, most: int = 2) -> list[str]:
-        """The texts' words spelled ``latin`` ("jiangwan" -> ["江湾"]), most frequent first."""
-        found = self._by_spelling.get(latin.lower())
-        return [w for w, _ in found.most_common(most)] if found else []
+def pattern(latin: str) -> str | None:
+    """A regular expression (Python's and PostgreSQL's alike) matching the Chinese words
+    spelled ``latin`` ("jiangwan" -> "[江将…][湾完…]"), or ``None`` when it is no run of
+    syllables."""
+    cut = split(latin)
+    if cut is None:
+        return None
+    characters = _characters()
+    return "".join(f"[{characters[s]}]" for s in cut)
+
+
+def spelled_words(latin: str, texts: Iterable[str], most: int = 2) -> list[str]:
+    """The words of ``texts`` spelled ``latin`` ("jiangwan" -> ["江湾"]), most frequent
+    first."""
+    found = pattern(latin)
+    if found is None:
+        return []
+    compiled = re.compile(found)
+    counts = Counter(w for text in texts for w in compiled.findall(text))
+    return [w for w, _ in counts.most_common(most)]

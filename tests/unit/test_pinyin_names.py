@@ -4,7 +4,7 @@ spelled, and which words of a text a spelling finds."""
 from __future__ import annotations
 
 from store.cedict import load_cedict
-from store.pinyin import SpellingIndex, may_be_name, spellings, split
+from store.pinyin import may_be_name, pattern, spelled_words, spellings, split
 
 
 def test_a_run_together_name_splits_into_syllables() -> None:
@@ -29,9 +29,12 @@ def test_a_chinese_word_is_spelled_by_its_characters_readings() -> None:
     assert spellings("松X") == set()
 
 
-def test_the_index_finds_a_texts_word_by_its_spelling() -> None:
-    index = SpellingIndex(["松涛书院周六开放，松涛书院的讲座免费。", "宋涛先生主持。"])
+def test_a_spelling_finds_the_texts_words_that_read_so() -> None:
+    texts = ["松涛书院周六开放，松涛书院的讲座免费。", "宋涛先生主持。"]
     # both are spelled songtao; the more frequent first
-    assert index.words("Songtao") == ["松涛", "宋涛"]
-    assert index.words("songtao", most=1) == ["松涛"]
-    assert index.words("Meilin") == []
+    assert spelled_words("Songtao", texts) == ["松涛", "宋涛"]
+    assert spelled_words("songtao", texts, most=1) == ["松涛"]
+    assert spelled_words("Meilin", texts) == []
+    found = pattern("songtao")
+    assert found is not None and found.startswith("[") and "松" in found
+    assert pattern("Brixton") is None

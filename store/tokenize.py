@@ -105,8 +105,9 @@ _SURNAMES = frozenset(
     "顾毛郝龚邵万钱严覃武戴莫孔汤温康施牛樊葛邢齐易乔伍庞颜倪庄聂章鲁岳翟殷詹申耿焦俞柳"
     "祝包舒阮柯纪梅童凌毕季裴霍涂苗谷盛翁冉骆蓝游辛靳柴鲍喻祁蒲滕屈饶艾尤穆卓褚娄窦戚岑"
 )
-# Tags of a given name's part after a lone surname ("赵/nr 国庆/t", "陈/nr 美玲/nr").
-_GIVEN_TAGS = frozenset(["nr", "nz", "t", "ng", "j", "nrfg", "nrt"])
+# Tags of a given name's part after a lone surname ("赵/nr 国庆/t", "陈/nr 美玲/nr",
+# "孔/nr 祥林/ns").
+_GIVEN_TAGS = frozenset(["nr", "nz", "ns", "t", "ng", "j", "nrfg", "nrt"])
 # Words that join two parties or open a case after a person's name, which jieba may glue
 # onto it ("孙丽华诉"): the name ends before them.
 _PARTY_JOINS = ("诉",)
@@ -146,8 +147,10 @@ def _people_in_run(pairs: list[tuple[str, str]]) -> list[str]:
         for join in _PARTY_JOINS:
             if len(word) > 2 and word.endswith(join):
                 word = word[:-len(join)]
-        if len(word) == 3 and after and len(rjieba.cut(word[2] + after[0])) == 1:
-            # jieba took a verb's first character into the name ("刘禅继/位后": 继位)
+        if (len(word) == 3 and len(after) > 1 and len(rjieba.cut(after, False)) > 1
+                and len(rjieba.cut(word[2] + after[0], False)) == 1):
+            # jieba took a word's first character into the name, leaving a non-word after
+            # it ("刘禅继/位后": 继位); "马德胜/出院" keeps its 胜 (出院 is a word).
             word = word[:2]
         if 2 <= len(word) <= 3:
             name = word
@@ -167,13 +170,14 @@ def _people_in_run(pairs: list[tuple[str, str]]) -> list[str]:
 # 物流股份有限公司" is [place] + distinctive core + [industry words] + ending.
 _ORG_ENDING = re.compile(r"(?:股份有限公司|有限责任公司|有限公司|集团|(?<![子分总母])公司|"
                          r"医院|法院|银行|大学|学院|研究院|研究所|事务所|中心)")
+_LEGAL_ENDINGS = frozenset(["股份有限公司", "有限责任公司", "有限公司", "集团"])
 # Tags that end the words before a name: prepositions, conjunctions, particles, pronouns,
 # numbers, adverbs, directions and punctuation ("与上海…", "在同一家医院", "哪家公司").
 _BEFORE_NAME_TAGS = frozenset(["p", "c", "uj", "ul", "uz", "ug", "uv", "ud", "u", "r", "m", "mq",
                                "q", "d", "f", "x", "y", "e", "o", "zg"])
 # Tags of the common words that follow a name's core: an industry ("物流", "网络科技"),
 # an activity ("租赁", "传动") or a quality ("精密").
-_COMMON_TAGS = frozenset(["n", "vn", "v", "a", "an", "ad", "vd", "b", "s", "l", "i", "m"])
+_COMMON_TAGS = frozenset(["n", "vn", "v", "a", "an", "ad", "vd", "b", "s", "l", "i", "m", "j"])
 # The suffix of a place's administrative level, right after its name ("江州/市").
 _PLACE_LEVELS = frozenset("省市区县镇乡州")
 
@@ -208,7 +212,12 @@ def chinese_organisations(text: str) -> list[tuple[str, str]]:
                 end -= 1
             core = words[:end]
             singles = sum(len(w) == 1 for w, _ in core)
-            if not core or (all(t in _COMMON_TAGS for _, t in core) and singles < 2):
+            # A core jieba knows as a common word ("青松") still names one body when an
+            # industry word follows it and the name has a place or a legal ending; alone
+            # ("物流公司", "人民医院") it names a kind.
+            formal = place is not None or m.group(0) in _LEGAL_ENDINGS
+            if not core or (all(t in _COMMON_TAGS for _, t in core) and singles < 2
+                            and not (end == 1 and len(words) > 1 and formal)):
                 continue
             first = place if place is not None else start
             name = "".join(w for w, _ in pairs[first:]) + m.group(0)

@@ -120,9 +120,10 @@ def entities(question: str) -> list[tuple[str, str]]:
     written, the part a document naming it must hold): "患者赵国庆" -> ("赵国庆", "赵国庆"),
     "宁波海之星物流股份有限公司" -> (the full name, "海之星"). A document may write a company
     by its short name ("海之星物流") or without its place; never without its core."""
-    out = [(person, person) for person in chinese_people(question)]
-    out.extend(org for org in chinese_organisations(question)
-               if not any(org[1] in person or person in org[1] for person, _ in out))
+    out = chinese_organisations(question)
+    # jieba tags some companies' cores as persons ("蓝鲸"): the full name is what is asked.
+    out.extend((person, person) for person in chinese_people(question)
+               if not any(person in name for name, _ in out))
     return out
 
 

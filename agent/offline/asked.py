@@ -94,6 +94,14 @@ _GLOSSED = re.compile(rf"(?:[A-Z][\w&.'-]*\s+)*[A-Z][\w&.'-]*\s*[(（]\s*{_CJK_C
                       rf"|{_CJK_CHAR}\s*[(（][^)）]*[)）]")
 
 
+# A company, hospital or case named in full ("Harlow Freight Ltd", "Kestrel Bay Hospital",
+# "Dunmore v Pike"): each capitalised word of it is a name, even the one that opens the
+# question, which a capital alone does not make one.
+_FULL_NAME = re.compile(r"(?:[A-Z][\w&'-]*\s+)*[A-Z][\w&'-]*\s+(?:Ltd|Limited|Inc|plc|PLC|LLC|LLP|"
+                        r"Corp|Corporation|Co|Holdings|Group|Hospital|Clinic|Bank|University)\b"
+                        r"|(?:[A-Z][\w&'-]*\s+)*[A-Z][\w&'-]*\s+v\.?\s+[A-Z]")
+
+
 def _glossed_words(question: str) -> set[str]:
     return {w.lower() for m in _GLOSSED.finditer(question) for w in _NAME.findall(m.group(0))}
 
@@ -105,10 +113,11 @@ def names(question: str) -> list[str]:
     "新加坡"). A Latin name glossed in Chinese beside it ("Qinglan (青岚)") is left out."""
     out: dict[str, None] = {}
     glossed = _glossed_words(question)
+    full = {w.lower() for m in _FULL_NAME.finditer(question) for w in _NAME.findall(m.group(0))}
     for m in _NAME.finditer(question):
         word = m.group(0).lower()
         if (word not in _NOT_NAMES and word not in glossed
-                and not _SENTENCE_START.search(question[:m.start()])):
+                and (word in full or not _SENTENCE_START.search(question[:m.start()]))):
             out.setdefault(word, None)
     for word in chinese_names(question):
         out.setdefault(word, None)

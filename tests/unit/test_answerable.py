@@ -349,3 +349,14 @@ def test_a_latin_name_glossed_in_chinese_is_judged_by_its_chinese_form() -> None
     assert missing_constraint("Who is the chairman of Qingsong Logistics (青松物流)?",
                               report) is None
     assert missing_constraint("Who is the chairman of Qingsong Logistics?", report) == "Qingsong"
+
+
+def test_a_company_or_case_named_in_full_is_a_name_even_opening_the_question() -> None:
+    from agent.offline.answerable import missing_constraint
+
+    report = [_doc("Harlow Freight Ltd annual report 2025: revenue was GBP 212 million.")]
+    assert missing_constraint("Kestrel Freight Ltd reported what revenue in 2025?",
+                              report) == "Kestrel"
+    assert missing_constraint("Harlow Freight Ltd reported what revenue in 2025?", report) is None
+    # A capital that only opens the question still names nothing.
+    assert missing_constraint("Freight revenue in 2025?", report) is None

@@ -140,13 +140,12 @@ _FOREIGN_DOT = re.compile(r"[·•・‧]")
 
 def _people_in_run(pairs: list[tuple[str, str]]) -> list[str]:
     out: list[str] = []
-    for i, (word, tag) in enumerate(pairs):
-        if tag not in ("nr", "nrfg", "nrt") or word[0] not in _SURNAMES:
+    for i, (tagged, tag) in enumerate(pairs):
+        if tag not in ("nr", "nrfg", "nrt") or tagged[0] not in _SURNAMES:
             continue
         after = pairs[i + 1][0] if i + 1 < len(pairs) else ""
-        for join in _PARTY_JOINS:
-            if len(word) > 2 and word.endswith(join):
-                word = word[:-len(join)]
+        word = next((tagged[:-len(j)] for j in _PARTY_JOINS
+                     if len(tagged) > 2 and tagged.endswith(j)), tagged)
         if (len(word) == 3 and len(after) > 1 and len(rjieba.cut(after, False)) > 1
                 and len(rjieba.cut(word[2] + after[0], False)) == 1):
             # jieba took a word's first character into the name, leaving a non-word after

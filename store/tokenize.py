@@ -95,6 +95,135 @@ def chinese_names(text: str) -> list[str]:
                               if tag in _NAME_TAGS and len(word) > 1))
 
 
+# Common Chinese surnames (one character). A person the question names is a surname and a
+# given name of one or two characters; jieba tags most such names ``nr``, but it also tags
+# words that merely look like names ("籍贯", "年金"), which seldom begin with a surname.
+# Surnames that are also frequent function words (和, 于, 时, 成, 文, 向, 安 ...) are left out.
+_SURNAMES = frozenset(
+    "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘蒋蔡余杜叶"
+    "程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺"
+    "顾毛郝龚邵万钱严覃武戴莫孔汤温康施牛樊葛邢齐易乔伍庞颜倪庄聂章鲁岳翟殷詹申耿焦俞柳"
+    "祝包舒阮柯纪梅童凌毕季裴霍涂苗谷盛翁冉骆蓝游辛靳柴鲍喻祁蒲滕屈饶艾尤穆卓褚娄窦戚岑"
+)
+# Tags of a given name's part after a lone surname ("赵/nr 国庆/t", "陈/nr 美玲/nr",
+# "孔/nr 祥林/ns").
+_GIVEN_TAGS = frozenset(["nr", "nz", "ns", "t", "ng", "j", "nrfg", "nrt"])
+# Words that join two parties or open a case after a person's name, which jieba may glue
+# onto it ("孙丽华诉"): the name ends before them.
+_PARTY_JOINS = ("诉",)
+# A surname with a title names someone by role ("李经理", "王老师"); documents name them in
+# full, so such a word is no name to look for.
+_TITLES = ("经理", "总", "老师", "先生", "女士", "小姐", "医生", "大夫", "主任", "律师", "院长",
+           "部长", "总监", "同学", "师傅", "阿姨", "工", "哥", "姐", "叔", "姨", "董", "局", "处",
+           "科长", "组长", "主管", "教授", "博士", "老板")
+
+
+def chinese_people(text: str) -> list[str]:
+    """The persons ``text`` names in Chinese: a surname and a given name of one or two
+    characters, as jieba tags them ("患者赵国庆" -> "赵国庆", "周子涵的手术" -> "周子涵").
+    A run of Chinese next to a "·" is part of a transliterated foreign name ("卡尔·冯·贝塔
+    郎非"), written in pieces no document need share: it is left out."""
+    out: dict[str, None] = {}
+    norm = normalize(text)
+    for m in _RUN.finditer(norm):
+        run = m.group(0)
+        if not _IS_CJK.match(run) or _FOREIGN_DOT.match(norm[m.end():m.end() + 1] or "x") \
+                or _FOREIGN_DOT.match(norm[max(m.start() - 1, 0):m.start()] or "x"):
+            continue
+        for name in _people_in_run(_joined_tags(rjieba.tag(run))):
+            out.setdefault(name, None)
+    return list(out)
+
+
+_FOREIGN_DOT = re.compile(r"[·•・‧]")
+
+
+def _people_in_run(pairs: list[tuple[str, str]]) -> list[str]:
+    out: list[str] = []
+    for i, (tagged, tag) in enumerate(pairs):
+        if tag not in ("nr", "nrfg", "nrt") or tagged[0] not in _SURNAMES:
+            continue
+        after = pairs[i + 1][0] if i + 1 < len(pairs) else ""
+        word = next((tagged[:-len(j)] for j in _PARTY_JOINS
+                     if len(tagged) > 2 and tagged.endswith(j)), tagged)
+        if (len(word) == 3 and len(after) > 1 and len(rjieba.cut(after, False)) > 1
+                and len(rjieba.cut(word[2] + after[0], False)) == 1):
+            # jieba took a word's first character into the name, leaving a non-word after
+            # it ("刘禅继/位后": 继位); "马德胜/出院" keeps its 胜 (出院 is a word).
+            word = word[:2]
+        if 2 <= len(word) <= 3:
+            name = word
+        elif len(word) == 1 and after:
+            given_tag = pairs[i + 1][1]
+            if not (1 <= len(after) <= 2 and given_tag in _GIVEN_TAGS):
+                continue
+            name = word + after
+        else:
+            continue
+        if not name[1:].startswith(_TITLES):
+            out.append(name)
+    return out
+
+
+# The legal or institutional ending of an organisation's full name, longest first: "宁波海之星
+# 物流股份有限公司" is [place] + distinctive core + [industry words] + ending.
+_ORG_ENDING = re.compile(r"(?:股份有限公司|有限责任公司|有限公司|集团|(?<![子分总母])公司|"
+                         r"医院|法院|银行|大学|学院|研究院|研究所|事务所|中心)")
+_LEGAL_ENDINGS = frozenset(["股份有限公司", "有限责任公司", "有限公司", "集团"])
+# Tags that end the words before a name: prepositions, conjunctions, particles, pronouns,
+# numbers, adverbs, directions and punctuation ("与上海…", "在同一家医院", "哪家公司").
+_BEFORE_NAME_TAGS = frozenset(["p", "c", "uj", "ul", "uz", "ug", "uv", "ud", "u", "r", "m", "mq",
+                               "q", "d", "f", "x", "y", "e", "o", "zg"])
+# Tags of the common words that follow a name's core: an industry ("物流", "网络科技"),
+# an activity ("租赁", "传动") or a quality ("精密").
+_COMMON_TAGS = frozenset(["n", "vn", "v", "a", "an", "ad", "vd", "b", "s", "l", "i", "m", "j"])
+# The suffix of a place's administrative level, right after its name ("江州/市").
+_PLACE_LEVELS = frozenset("省市区县镇乡州")
+
+
+def chinese_organisations(text: str) -> list[tuple[str, str]]:
+    """The organisations ``text`` names in full, each as (the name as written from its place
+    on, its distinctive core): "宁波海之星物流股份有限公司" -> ("宁波海之星物流股份有限公司",
+    "海之星"). A name whose words before the ending are all common words ("物流公司", "哪家
+    公司", "第一人民医院") has no core and is left out: it names a kind, not one body."""
+    out: dict[str, str] = {}
+    for run in _RUN.findall(normalize(text)):
+        if not _IS_CJK.match(run):
+            continue
+        for m in _ORG_ENDING.finditer(run):
+            pairs = rjieba.tag(run[:m.start()])
+            if not pairs:
+                continue
+            start = 0  # the first word of the name: after the last word that cannot be in it
+            place = None  # where the name's place begins, when it has one
+            for i, (word, tag) in enumerate(pairs):
+                if tag in _BEFORE_NAME_TAGS and not (place is not None and i == start):
+                    start, place = i + 1, None
+                elif tag == "ns":
+                    place = i if place is None or i != start else place
+                    start = i + 1
+                elif word in _PLACE_LEVELS and place is not None and i == start:
+                    start = i + 1
+            words = pairs[start:]
+            # The core: the words left once the common words at the end are dropped.
+            end = len(words)
+            while end > 1 and words[end - 1][1] in _COMMON_TAGS:
+                end -= 1
+            core = words[:end]
+            singles = sum(len(w) == 1 for w, _ in core)
+            # A core jieba knows as a common word ("青松") still names one body when an
+            # industry word follows it and the name has a place or a legal ending; alone
+            # ("物流公司", "人民医院") it names a kind.
+            formal = place is not None or m.group(0) in _LEGAL_ENDINGS
+            if not core or (all(t in _COMMON_TAGS for _, t in core) and singles < 2
+                            and not (end == 1 and len(words) > 1 and formal)):
+                continue
+            first = place if place is not None else start
+            name = "".join(w for w, _ in pairs[first:]) + m.group(0)
+            out.setdefault(name, "".join(w for w, _ in core))
+    return list(out.items())
+
+
 def chinese_nouns(text: str) -> set[str]:
     """The Chinese words of ``text`` that jieba tags as nouns, names or verbal nouns
     ("课程", "新加坡", "管理"); verbs, time and place words ("发生", "下旬", "以后") are not."""

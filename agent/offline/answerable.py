@@ -25,6 +25,7 @@ from typing import NamedTuple
 from agent.offline.asked import (
     codes,
     designations,
+    entities,
     measures,
     names,
     names_code,
@@ -36,7 +37,7 @@ from agent.state import Language, Passage
 from agent.text import Alternatives, content_terms, coverage, term_set, terms_of
 from agent.wording import plain
 from store.stem import stem
-from store.tokenize import chinese_nouns, has_cjk, language_of, tokens
+from store.tokenize import chinese_nouns, has_cjk, language_of, normalize, tokens
 
 # Below this share of the question's terms in the best passage, the pool is off-topic.
 # English: chosen on the even-numbered threads of mtrag (see ``ragbot eval``): 0.5 with exact
@@ -245,6 +246,18 @@ def _missing_measure(question: str, texts: list[str], alternatives: Alternatives
 
 def _missing_name(question: str, texts: list[str], alternatives: Alternatives | None
                   ) -> str | None:
+    # A person or company named in Chinese ("患者赵国庆", "宁波海之星物流股份有限公司") is
+    # another one than the look-alike record or report found for its common words (患者, 物流,
+    # 股份有限公司): the Chinese passages must hold the name (a company's core, "海之星"), as
+    # written, not as jieba cuts it. Judged only where some passage is Chinese. A company
+    # whose core is held may be written without its place ("宁波"), which is then no name to
+    # look for on its own.
+    chinese = [normalize(t).replace(" ", "") for t in texts if language_of(t) == "zh"]
+    held_names: list[str] = []
+    for shown, core in entities(question) if chinese else []:
+        if not any(core in t for t in chinese):
+            return shown
+        held_names.append(shown)
     topic = set(content_terms(question))
     # The dictionary rarely gives a Chinese place its English name (上海 is glossed
     # "Shanghai municipality, ..."): without a translation, a Chinese name is judged only
@@ -253,6 +266,7 @@ def _missing_name(question: str, texts: list[str], alternatives: Alternatives | 
     for name in names(question):
         untranslated = has_cjk(name) and not (alternatives or {}).get(name)
         if (name in topic and not (untranslated and english)
+                and not any(name in held for held in held_names)
                 and not _held_anywhere(name, texts, alternatives)):
             return name.capitalize()
     return None

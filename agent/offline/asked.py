@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from agent.wording import spelled_out
-from store.tokenize import chinese_names
+from store.tokenize import chinese_names, chinese_organisations, chinese_people
 
 # Chinese: 几/多少 + measure word ("几天", "多少个人", "多少钱").
 _ZH_MEASURE = re.compile(r"(?:几|多少)个?(天|年|个月|月|周|次|人|元|块|页|台|张|条|份|家|小时|分钟|"
@@ -86,19 +86,54 @@ _SERIES = re.compile(r"\b(tier|level|grade|phase|floor|building|room|version|sta
                      r"terminal|gate|band)[ -]?(\d{1,3})(?![\d.,:]\d)", re.I)
 
 
+# A name glossed in the other script ("Qinglan New Energy (青岚新能)", "青岚新能（Qinglan
+# New Energy）"): the asker wrote one name twice, and documents in one language hold only one
+# of its forms, so the Latin words of such a pair are no name of their own to look for.
+_CJK_CHAR = r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]"
+_GLOSSED = re.compile(rf"(?:[A-Z][\w&.'-]*\s+)*[A-Z][\w&.'-]*\s*[(（]\s*{_CJK_CHAR}"
+                      rf"|{_CJK_CHAR}\s*[(（][^)）]*[)）]")
+
+
+# A company, hospital or case named in full ("Harlow Freight Ltd", "Kestrel Bay Hospital",
+# "Dunmore v Pike"): each capitalised word of it is a name, even the one that opens the
+# question, which a capital alone does not make one.
+_FULL_NAME = re.compile(r"(?:[A-Z][\w&'-]*\s+)*[A-Z][\w&'-]*\s+(?:Ltd|Limited|Inc|plc|PLC|LLC|LLP|"
+                        r"Corp|Corporation|Co|Holdings|Group|Hospital|Clinic|Bank|University)\b"
+                        r"|(?:[A-Z][\w&'-]*\s+)*[A-Z][\w&'-]*\s+v\.?\s+[A-Z]")
+
+
+def _glossed_words(question: str) -> set[str]:
+    return {w.lower() for m in _GLOSSED.finditer(question) for w in _NAME.findall(m.group(0))}
+
+
 def names(question: str) -> list[str]:
     """The names ``question`` holds: capitalised words (four letters or more) that do not
     start a sentence, lower-cased ("Is there a Singapore office?" -> "singapore"), and
     Chinese words jieba tags as names of places or organisations ("新加坡的住宿标准" ->
-    "新加坡")."""
+    "新加坡"). A Latin name glossed in Chinese beside it ("Qinglan (青岚)") is left out."""
     out: dict[str, None] = {}
+    glossed = _glossed_words(question)
+    full = {w.lower() for m in _FULL_NAME.finditer(question) for w in _NAME.findall(m.group(0))}
     for m in _NAME.finditer(question):
         word = m.group(0).lower()
-        if word not in _NOT_NAMES and not _SENTENCE_START.search(question[:m.start()]):
+        if (word not in _NOT_NAMES and word not in glossed
+                and (word in full or not _SENTENCE_START.search(question[:m.start()]))):
             out.setdefault(word, None)
     for word in chinese_names(question):
         out.setdefault(word, None)
     return list(out)
+
+
+def entities(question: str) -> list[tuple[str, str]]:
+    """The persons and organisations ``question`` names in Chinese, each as (the name as
+    written, the part a document naming it must hold): "患者赵国庆" -> ("赵国庆", "赵国庆"),
+    "宁波海之星物流股份有限公司" -> (the full name, "海之星"). A document may write a company
+    by its short name ("海之星物流") or without its place; never without its core."""
+    out = chinese_organisations(question)
+    # jieba tags some companies' cores as persons ("蓝鲸"): the full name is what is asked.
+    out.extend((person, person) for person in chinese_people(question)
+               if not any(person in name for name, _ in out))
+    return out
 
 
 def designations(question: str) -> list[tuple[str, str]]:

@@ -309,3 +309,66 @@ def test_two_swapped_letters_are_a_slip() -> None:
                 [passage(1, "On-call engineers receive the weekly allowance with the "
                             "next month's salary.")])
     assert not draft["refused"]
+
+
+def test_a_chinese_company_the_pool_never_names_is_the_missing_constraint() -> None:
+    from agent.offline.answerable import missing_constraint
+
+    report = [_doc("青松仓储物流股份有限公司2025年年度报告。证券简称：青松物流。"
+                   "报告期内公司实现营业收入18.3亿元，同比增长12%。")]
+    # Another company of the same trade: its words (仓储, 物流, 股份有限公司) match the
+    # report, its core (蓝鲸) does not.
+    assert (missing_constraint("杭州蓝鲸仓储物流股份有限公司2025年的营业收入是多少？", report)
+            == "杭州蓝鲸仓储物流股份有限公司")
+    assert missing_constraint("白鹭医药集团2025年的营业收入是多少？", report) == "白鹭医药集团"
+    # The same company under its full name, with a place, or by its short name.
+    assert missing_constraint("青松仓储物流股份有限公司2025年的营业收入是多少？", report) is None
+    assert missing_constraint("青岛青松仓储物流股份有限公司的营业收入是多少？", report) is None
+    assert missing_constraint("青松物流2025年的营业收入是多少？", report) is None
+    # A kind of company names no company.
+    assert missing_constraint("哪家物流公司2025年的营业收入最高？", report) is None
+
+
+def test_a_chinese_person_the_pool_never_names_is_the_missing_constraint() -> None:
+    from agent.offline.answerable import missing_constraint
+
+    record = [_doc("南湖县人民医院出院记录。姓名：吴桂芬　性别：女　年龄：63岁。"
+                   "出院诊断：2型糖尿病。出院医嘱：二甲双胍0.5g每日两次。")]
+    assert missing_constraint("患者马德胜出院时的诊断是什么？", record) == "马德胜"
+    assert missing_constraint("南湖县人民医院的患者孔祥林出院诊断是什么？", record) == "孔祥林"
+    assert missing_constraint("患者吴桂芬出院时的诊断是什么？", record) is None
+    # Someone named by surname and title is named in full by the record, if at all.
+    assert missing_constraint("李主任开的出院医嘱是什么？", record) is None
+    judgment = [_doc("原告张志强与被告南昌鸿运家具有限公司买卖合同纠纷一案，本院判决被告支付货款"
+                     "86000元。")]
+    assert missing_constraint("张志强诉南昌鸿运家具有限公司一案判了多少钱？", judgment) is None
+    assert (missing_constraint("何晓东诉南昌鸿运家具有限公司一案判了多少钱？", judgment)
+            == "何晓东")
+
+
+def test_a_foreign_name_in_chinese_pieces_is_not_read_as_a_chinese_person() -> None:
+    from store.tokenize import chinese_people
+
+    # "冯" starts a transliterated name here, not a surname.
+    assert chinese_people("卡洛斯·冯·霍恩是哪国人？") == []
+    assert chinese_people("患者吴桂芬出院时的诊断是什么？") == ["吴桂芬"]
+
+
+def test_a_latin_name_glossed_in_chinese_is_judged_by_its_chinese_form() -> None:
+    from agent.offline.answerable import missing_constraint
+
+    report = [_doc("青松仓储物流股份有限公司2025年年度报告。证券简称：青松物流。董事长：邵明远。")]
+    assert missing_constraint("Who is the chairman of Qingsong Logistics (青松物流)?",
+                              report) is None
+    assert missing_constraint("Who is the chairman of Qingsong Logistics?", report) == "Qingsong"
+
+
+def test_a_company_or_case_named_in_full_is_a_name_even_opening_the_question() -> None:
+    from agent.offline.answerable import missing_constraint
+
+    report = [_doc("Harlow Freight Ltd annual report 2025: revenue was GBP 212 million.")]
+    assert missing_constraint("Kestrel Freight Ltd reported what revenue in 2025?",
+                              report) == "Kestrel"
+    assert missing_constraint("Harlow Freight Ltd reported what revenue in 2025?", report) is None
+    # A capital that only opens the question still names nothing.
+    assert missing_constraint("Freight revenue in 2025?", report) is None

@@ -37,6 +37,20 @@ _IRREGULAR = {
 }
 
 
+_PAST_FORMS: dict[str, list[str]] = {}
+for _past, _verb in _IRREGULAR.items():
+    _PAST_FORMS.setdefault(_verb, []).append(_past)
+
+
+def irregular_family(word: str) -> list[str]:
+    """The other forms of an irregular verb ``word`` is a form of ("took" -> ["take",
+    "taken"], "take" -> ["taken", "took"]); none for another word. A passage saying "the
+    rollback took 14 minutes" speaks of how long it takes."""
+    verb = _IRREGULAR.get(word, word)
+    family = [verb, *_PAST_FORMS.get(verb, ())]
+    return [w for w in family if w != word] if len(family) > 1 else []
+
+
 def lemmas(word: str) -> list[str]:
     """``word`` and the forms it may be inflected from, most likely first: glosses are
     written as bare verbs and singular nouns ("approves" -> "approve", "leaked" -> "leak",

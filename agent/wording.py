@@ -12,8 +12,6 @@ import re
 
 import contractions
 
-from store.english_forms import irregular_family
-
 # Apostrophe-free contractions the library expands that are ordinary words too: "shell
 # script" is not "she will script", a "root cause" not "root because", a "git diff" not a
 # "git different".
@@ -84,7 +82,6 @@ _SO_LONG = re.compile(r"\b(tak(?:e|es|en|ing)|took|last(?:s|ed|ing)?|wait(?:s|ed
 # remotely", and the other way round (``variant_forms``).
 _FROM_HOME = re.compile(r"\b(?:work(?:s|ed|ing)?\s+(?:from|at)\s+home|wfh)\b")
 _REMOTELY = re.compile(r"\bremote(?:ly)?\s+work|\bwork(?:s|ed|ing)?\s+remotely\b")
-_LATIN_WORD = re.compile(r"[a-z]+")
 
 # "how long / often / far / soon …" asks for a measure: the adjective is the question word,
 # not the topic ("how long is probation" is about probation, not about length).
@@ -168,9 +165,9 @@ def variant_forms(text: str) -> set[str]:
     hyphenated, closed ("on call" / "on-call" give "oncall", "Wi-Fi" gives "wifi"), and
     ``THRESHOLD`` and its Chinese words when it states a value past a threshold in any
     phrasing ("20000 元以上" holds "超过" and "above"), the spelled-out form of a
-    short one ("2FA" holds "twofactor") or of a month ("Aug" holds "august"), the other
-    forms of an irregular verb ("took" holds "take"), and working remotely in the other
-    words for it ("work from home" holds "remote", "remote work" holds "home")."""
+    short one ("2FA" holds "twofactor") or of a month ("Aug" holds "august"), and working
+    remotely in the other words for it ("work from home" holds "remote", "remote work"
+    holds "home")."""
     lowered = text.lower()
     out = {a + b for a, b in _PAIR.findall(lowered)}
     # A text that writes the short form ("enter your 2FA code") holds the spelled-out word
@@ -179,7 +176,6 @@ def variant_forms(text: str) -> set[str]:
     if _ANY_THRESHOLD.search(lowered):
         out |= ZH_THRESHOLD_WORDS | {THRESHOLD}
     out |= {MONTHS[m.lower()] for m in _MONTH.findall(lowered)}
-    out |= {f for w in set(_LATIN_WORD.findall(lowered)) for f in irregular_family(w)}
     if _FROM_HOME.search(lowered):
         out |= {"remote", "remotely"}
     if _REMOTELY.search(lowered):

@@ -86,7 +86,7 @@ class Cedict:
     # Readings of single characters, without tones (the dictionary's own entries of one
     # character): character -> syllables ("销" -> ["xiao"]), and syllable -> characters.
     # A word typed through a pinyin input method may hold a wrong character of the same
-    # syllable (报消 for 报销): store.typos reads it back through these.
+    # syllable (报消 for 报销): store.typed_words reads it back through these.
     readings: Mapping[str, list[str]] = field(default_factory=dict)
     homophones: Mapping[str, list[str]] = field(default_factory=dict)
 

@@ -35,7 +35,7 @@ from store.kb import get_kb
 from store.kb_vocab import document_frequencies
 from store.phrases import gloss_phrases
 from store.tokenize import STOPWORDS, is_chinese, query_terms, tokens
-from store.typos import corrections
+from store.typed_words import corrections
 
 # Senses of a headword used for zh -> en (CC-CEDICT lists the common ones first).
 SENSES = 3
@@ -280,8 +280,8 @@ class Translator:
                      *, wide: bool = False) -> dict[str, list[str]]:
         """Per source word or phrase of ``query``, its translations that the KBs ``kb_ids``
         hold and that are not too common there (at most ``PER_TERM`` each), and for a word
-        mistyped with a character of the same sound, the KB's word (``store.typos``; in a
-        KB of one language too). Several KBs are
+        typed otherwise than the KB writes it, the KB's word (``store.typed_words``; in a KB
+        of one language too). Several KBs are
         one collection: the same documents get the same translations whether they sit in one
         KB or are spread over several. ``wide`` also reads a word of many senses in those it
         is first of (``candidates``): enough to tell whether a text speaks of the word, too
@@ -290,8 +290,9 @@ class Translator:
         hit = self._recent.get(key)
         if hit is not None and time.monotonic() - hit[0] < _TTL_S:
             return hit[1]
-        # A word typed with a wrong character of the same sound stands for the KB's word
-        # (store.typos), first: it is the question's own word, not a translation of it.
+        # A word typed otherwise than the KB writes it (a wrong character of the same sound,
+        # another complement: store.typed_words) stands for the KB's word, first: it is the
+        # question's own word, not a translation of it.
         out = corrections(conn, key[0], terms, self._dictionary())
         for source, words in self._translations(conn, key[0], query, terms, wide).items():
             out[source] = list(dict.fromkeys([*out.get(source, []), *words]))

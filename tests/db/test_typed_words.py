@@ -1,6 +1,6 @@
 """Words the asker types otherwise than the documents write them, through the real graph
 (real Postgres, the packaged dictionary): a Chinese word typed with a wrong character of the
-same sound (store/typos.py) and chat English (agent/wording.py). Examples written for this
+same sound (store/typed_words.py) and chat English (agent/wording.py). Examples written for this
 test, none from an evaluation set."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from store.crosslang import load_cedict
 from store.embedder import Embedder
 from store.ingest import ingest_paths
 from store.tokenize import query_terms
-from store.typos import corrections
+from store.typed_words import corrections
 
 pytestmark = pytest.mark.db
 
@@ -29,6 +29,9 @@ CLAIMS = """# 费用报销规定
 
 ## 时限
 报销须在费用发生后六十天内提交，逾期需部门负责人书面说明。
+
+## 付款
+财务审核通过后，款项于每周五转入工资卡。
 """
 
 CANTEEN = """# 食堂须知
@@ -79,6 +82,11 @@ def test_a_mistyped_word_is_read_as_the_word_of_the_same_sound_the_kb_holds(
     assert _corrections(pool, "报消最晚多少天内要交") == {"报消": ["报销"]}
 
 
+def test_a_verb_with_another_complement_of_arriving_is_read_as_the_kbs_form(
+        pool: ConnectionPool, agent: Agent) -> None:
+    assert _corrections(pool, "报销的钱啥时候转到卡里") == {"转到": ["转入"]}
+
+
 def test_a_real_word_or_a_sound_alike_the_kb_lacks_is_left_as_typed(
         pool: ConnectionPool, agent: Agent) -> None:
     # 发飘 is a word of its own; 年价's sound-alike 年假 is in no document here
@@ -90,6 +98,12 @@ def test_a_chinese_question_with_a_sound_alike_typo_is_answered(agent: Agent) ->
     result = agent.ask(Question(text="报消最晚多少天内要交", thread_id="typo:claim", kb=KB))
     assert not result.refused, result.text
     assert "六十天" in result.text
+
+
+def test_a_chinese_question_with_another_complement_is_answered(agent: Agent) -> None:
+    result = agent.ask(Question(text="报销的钱啥时候转到卡里", thread_id="typo:paid", kb=KB))
+    assert not result.refused, result.text
+    assert "每周五" in result.text
 
 
 def test_a_chinese_question_on_what_no_document_says_is_still_refused(agent: Agent) -> None:

@@ -1,10 +1,11 @@
-"""A Chinese word typed with a wrong character of the same sound: its sound-alike headwords
-from CC-CEDICT's readings (which of them a KB holds: tests/db/test_typed_words.py)."""
+"""Chinese words typed otherwise than a KB writes them: a wrong character of the same sound
+(its sound-alike headwords from CC-CEDICT's readings) and another complement of arriving;
+which of the forms a KB holds: tests/db/test_typed_words.py."""
 
 from __future__ import annotations
 
 from store.crosslang import load_cedict
-from store.typos import sound_alikes
+from store.typed_words import complement_forms, sound_alikes
 
 
 def test_a_non_word_gives_the_headwords_one_character_of_the_same_sound_away() -> None:
@@ -25,3 +26,10 @@ def test_single_characters_long_runs_and_latin_words_are_left_alone() -> None:
     assert sound_alikes("漂", cedict) == []
     assert sound_alikes("发漂抬头写错", cedict) == []
     assert sound_alikes("vpn", cedict) == []
+
+
+def test_a_free_verb_and_complement_of_arriving_stands_for_its_other_complements() -> None:
+    assert complement_forms("打到", load_cedict()) == ["打入", "打进", "打至"]
+    # a dictionary word is a word of its own: 收到 "receive" is no 收入 "income"
+    assert complement_forms("收到", load_cedict()) == []
+    assert complement_forms("卡里", load_cedict()) == []

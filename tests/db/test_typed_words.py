@@ -31,7 +31,7 @@ CLAIMS = """# 费用报销规定
 报销须在费用发生后六十天内提交，逾期需部门负责人书面说明。
 
 ## 付款
-财务审核通过后，款项于每周五转入工资卡。
+财务审核通过后，款项于每周五打入工资卡。
 """
 
 CANTEEN = """# 食堂须知
@@ -49,6 +49,12 @@ On 3 Aug the primary billing database stopped answering and traffic moved to the
 The failover took twelve minutes, because the replica had to replay its backlog first.
 """
 
+ACCOUNTS = """# 账号安全
+
+## 密码
+办公系统的密码长度不得少于十二位，每九十天必须更换一次。
+"""
+
 REMOTE = """# Remote work
 
 ## Who may work remotely
@@ -59,7 +65,8 @@ Staff who have completed probation may work remotely on up to two days a week.
 @pytest.fixture
 def agent(pool: ConnectionPool, embedder: Embedder, tmp_path: Path) -> Iterator[Agent]:
     for name, text in (("claims.md", CLAIMS), ("canteen.md", CANTEEN),
-                       ("postmortem.md", POSTMORTEM), ("remote.md", REMOTE)):
+                       ("postmortem.md", POSTMORTEM), ("remote.md", REMOTE),
+                       ("accounts.md", ACCOUNTS)):
         (tmp_path / name).write_text(text, encoding="utf-8")
     report = ingest_paths(pool, KB, [tmp_path], embedder=embedder)
     assert report.failed == 0, report.errors
@@ -84,7 +91,7 @@ def test_a_mistyped_word_is_read_as_the_word_of_the_same_sound_the_kb_holds(
 
 def test_a_verb_with_another_complement_of_arriving_is_read_as_the_kbs_form(
         pool: ConnectionPool, agent: Agent) -> None:
-    assert _corrections(pool, "报销的钱啥时候转到卡里") == {"转到": ["转入"]}
+    assert _corrections(pool, "报销款哪天打到卡里") == {"打到": ["打入"]}
 
 
 def test_a_real_word_or_a_sound_alike_the_kb_lacks_is_left_as_typed(
@@ -101,7 +108,7 @@ def test_a_chinese_question_with_a_sound_alike_typo_is_answered(agent: Agent) ->
 
 
 def test_a_chinese_question_with_another_complement_is_answered(agent: Agent) -> None:
-    result = agent.ask(Question(text="报销的钱啥时候转到卡里", thread_id="typo:paid", kb=KB))
+    result = agent.ask(Question(text="报销款哪天打到卡里", thread_id="typo:paid", kb=KB))
     assert not result.refused, result.text
     assert "每周五" in result.text
 
@@ -124,3 +131,11 @@ def test_wfh_is_answered_from_a_policy_on_working_remotely(agent: Agent) -> None
                                 thread_id="typo:wfh", kb=KB))
     assert not result.refused, result.text
     assert "two days a week" in result.text
+
+
+def test_an_english_slip_of_the_keyboard_is_translated_as_the_word_meant(agent: Agent) -> None:
+    # "pasword" glosses nothing; "password" (密码) is the one gloss one edit away
+    result = agent.ask(Question(text="whats the minimum pasword length",
+                                thread_id="typo:pasword", kb=KB))
+    assert not result.refused, result.text
+    assert "十二位" in result.text

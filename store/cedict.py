@@ -146,8 +146,7 @@ def parse(path: Path, lexicon: Sequence[Entry] = ()) -> Lookups:
             glosses = [g for g in glosses if g and not _CJK.search(g)]
             if not glosses:
                 continue
-            if len(simplified) == 1 and _CJK.match(simplified):
-                _add_reading(simplified, parts[2:], readings, homophones)
+            _add_reading(simplified, parts[2:], readings, homophones)
             # after the lexicon's renderings, the dictionary's own senses as it lists them
             zh_en.setdefault(simplified, []).extend(glosses)
             # a headword the lexicon lists under a gloss is not listed under it twice
@@ -169,7 +168,10 @@ def parse(path: Path, lexicon: Sequence[Entry] = ()) -> Lookups:
 
 def _add_reading(char: str, pinyin: list[str], readings: dict[str, list[str]],
                  homophones: dict[str, list[str]]) -> None:
-    """Record ``char``'s reading (the entry's "[xiao1]" split into words) without its tone."""
+    """Record the reading of a one-character entry ``char`` (the entry's "[xiao1]" split
+    into words) without its tone; an entry of several characters is no character's."""
+    if len(char) != 1 or not _CJK.match(char):
+        return
     for raw in pinyin:
         syllable = _TONE.sub("", raw.strip("[]").lower().replace("u:", "v"))
         if not syllable.isalpha():

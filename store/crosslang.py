@@ -117,10 +117,12 @@ def _headwords(word: str, cedict: Cedict, *, wide: bool, deep: bool = False) -> 
             return []
     # A word the dictionary has no gloss of may end a longer one ("reimbursement" ends "apply
     # for reimbursement", 报销): the headwords of those glosses stand for it, if few.
-    ending = _ending_headwords(word, cedict)
-    if ending:
-        return ending
     # Or it is a slip of the keyboard: "pasword" is read as "password" (store.typed_words).
+    return _ending_headwords(word, cedict) or _misspelt_headwords(word, cedict, wide=wide)
+
+
+def _misspelt_headwords(word: str, cedict: Cedict, *, wide: bool) -> list[str]:
+    """The headwords of the one gloss one edit away from ``word`` (``misspelt``), if any."""
     fixed = misspelt(word, cedict.en_zh)
     return _headwords(fixed, cedict, wide=wide) if fixed else []
 

@@ -12,7 +12,7 @@ import pytest
 from psycopg_pool import ConnectionPool
 
 from agent.api import Agent, Question, build_agent
-from store.crosslang import load_cedict
+from store.cedict import load_cedict
 from store.embedder import Embedder
 from store.ingest import ingest_paths
 from store.tokenize import query_terms

@@ -4,7 +4,7 @@ which of the forms a KB holds: tests/db/test_typed_words.py."""
 
 from __future__ import annotations
 
-from store.crosslang import load_cedict
+from store.cedict import load_cedict
 from store.typed_words import complement_forms, misspelt, sound_alikes
 
 

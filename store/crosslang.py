@@ -35,7 +35,7 @@ from store.kb import get_kb
 from store.kb_vocab import document_frequencies
 from store.phrases import gloss_phrases
 from store.tokenize import STOPWORDS, is_chinese, query_terms, tokens
-from store.typed_words import corrections, misspelt
+from store.typed_words import corrections
 
 # Senses of a headword used for zh -> en (CC-CEDICT lists the common ones first).
 SENSES = 3
@@ -96,8 +96,7 @@ def _headwords(word: str, cedict: Cedict, *, wide: bool, deep: bool = False) -> 
     word the workplace lexicon renders is never left out: its workplace headwords come
     first, the dictionary's after them unless all together are too many. A word that glosses
     nothing, or with ``deep`` any word, stands for the headwords (if few) with a gloss of
-    two or three words ending in it; a word with neither is read as the one gloss one edit
-    away, if there is one (a slip: "pasword")."""
+    two or three words ending in it."""
     if deep:
         # Whole headwords only: the pieces of a long one ("cash in transit") are other words.
         return [h for h in _ending_headwords(word, cedict, whole=True) if len(h) > 1]
@@ -117,14 +116,7 @@ def _headwords(word: str, cedict: Cedict, *, wide: bool, deep: bool = False) -> 
             return []
     # A word the dictionary has no gloss of may end a longer one ("reimbursement" ends "apply
     # for reimbursement", 报销): the headwords of those glosses stand for it, if few.
-    # Or it is a slip of the keyboard: "pasword" is read as "password" (store.typed_words).
-    return _ending_headwords(word, cedict) or _misspelt_headwords(word, cedict, wide=wide)
-
-
-def _misspelt_headwords(word: str, cedict: Cedict, *, wide: bool) -> list[str]:
-    """The headwords of the one gloss one edit away from ``word`` (``misspelt``), if any."""
-    fixed = misspelt(word, cedict.en_zh)
-    return _headwords(fixed, cedict, wide=wide) if fixed else []
+    return _ending_headwords(word, cedict)
 
 
 def _ending_headwords(word: str, cedict: Cedict, *, whole: bool = False) -> list[str]:

@@ -17,29 +17,20 @@ when all of these hold, so that a rare word of the asker's is never rewritten:
   list them together) gives a dictionary headword the KB holds, and exactly one such word.
 
 Readings come from CC-CEDICT's entries of one character (``store.cedict``).
-
-An English word is looked up in the dictionary as a slip of the keyboard ("pasword") when
-no form of it is a gloss and exactly one word one edit away is (``misspelt``): the refusal
-gate already forgives such a slip against an English passage's words, and a Chinese passage
-is only reached through the translation.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from store.cedict import Cedict
-from store.english_forms import lemmas
 from store.kb_vocab import document_frequencies
 
 # Longer words are phrases; a single character has too many readings and senses.
 SHORTEST, LONGEST = 2, 4
 _CHINESE_WORD = re.compile(r"[\u3400-\u9fff]+")
-# English words shorter than this have too many neighbours one edit away ("form" / "from").
-SHORTEST_LATIN = 6
-_LETTERS = "abcdefghijklmnopqrstuvwxyz"
 # Complements that say where a verb's action ends: "to" or "into".
 _INTO = "到入进至"
 
@@ -92,25 +83,3 @@ def corrections(conn: Any, kb_ids: Sequence[int], terms: Sequence[str], cedict: 
         if df.get(typed, 0) == 0 and len(held) == 1:
             out[typed] = held
     return out
-
-
-def _one_edit_away(word: str) -> set[str]:
-    """Words one deletion, insertion, substitution or swap of neighbours from ``word``."""
-    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
-    return ({a + b[1:] for a, b in splits if b}
-            | {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
-            | {a + c + b[1:] for a, b in splits if b for c in _LETTERS if c != b[0]}
-            | {a + c + b for a, b in splits for c in _LETTERS})
-
-
-def misspelt(word: str, glosses: Mapping[str, Any], avoid: Collection[str] = ()) -> str | None:
-    """The one gloss of ``glosses`` one edit away from English ``word`` ("pasword" ->
-    "password"), when no form of ``word`` is a gloss itself, it has ``SHORTEST_LATIN``
-    letters or more and is none of ``avoid``; ``None`` when there is none or several
-    ("lanting": "lasting", "landing")."""
-    if (len(word) < SHORTEST_LATIN or not word.isascii() or not word.isalpha()
-            or word in avoid or any(form in glosses for form in lemmas(word))):
-        return None
-    near = [w for w in _one_edit_away(word) if w in glosses]
-    return near[0] if len(near) == 1 else None
-

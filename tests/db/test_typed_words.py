@@ -49,12 +49,6 @@ On 3 Aug the primary billing database stopped answering and traffic moved to the
 The failover took twelve minutes, because the replica had to replay its backlog first.
 """
 
-ACCOUNTS = """# 账号安全
-
-## 密码
-办公系统的密码长度不得少于十二位，每九十天必须更换一次。
-"""
-
 REMOTE = """# Remote work
 
 ## Who may work remotely
@@ -65,8 +59,7 @@ Staff who have completed probation may work remotely on up to two days a week.
 @pytest.fixture
 def agent(pool: ConnectionPool, embedder: Embedder, tmp_path: Path) -> Iterator[Agent]:
     for name, text in (("claims.md", CLAIMS), ("canteen.md", CANTEEN),
-                       ("postmortem.md", POSTMORTEM), ("remote.md", REMOTE),
-                       ("accounts.md", ACCOUNTS)):
+                       ("postmortem.md", POSTMORTEM), ("remote.md", REMOTE)):
         (tmp_path / name).write_text(text, encoding="utf-8")
     report = ingest_paths(pool, KB, [tmp_path], embedder=embedder)
     assert report.failed == 0, report.errors
@@ -131,11 +124,3 @@ def test_wfh_is_answered_from_a_policy_on_working_remotely(agent: Agent) -> None
                                 thread_id="typo:wfh", kb=KB))
     assert not result.refused, result.text
     assert "two days a week" in result.text
-
-
-def test_an_english_slip_of_the_keyboard_is_translated_as_the_word_meant(agent: Agent) -> None:
-    # "pasword" glosses nothing; "password" (密码) is the one gloss one edit away
-    result = agent.ask(Question(text="whats the minimum pasword length",
-                                thread_id="typo:pasword", kb=KB))
-    assert not result.refused, result.text
-    assert "十二位" in result.text

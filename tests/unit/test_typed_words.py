@@ -5,7 +5,7 @@ which of the forms a KB holds: tests/db/test_typed_words.py."""
 from __future__ import annotations
 
 from store.cedict import load_cedict
-from store.typed_words import complement_forms, misspelt, sound_alikes
+from store.typed_words import complement_forms, sound_alikes
 
 
 def test_a_non_word_gives_the_headwords_one_character_of_the_same_sound_away() -> None:
@@ -33,13 +33,3 @@ def test_a_free_verb_and_complement_of_arriving_stands_for_its_other_complements
     # a dictionary word is a word of its own: 收到 "receive" is no 收入 "income"
     assert complement_forms("收到", load_cedict()) == []
     assert complement_forms("卡里", load_cedict()) == []
-
-
-def test_an_english_word_no_gloss_spells_is_read_as_the_one_gloss_an_edit_away() -> None:
-    glosses = load_cedict().en_zh
-    assert misspelt("pasword", glosses) == "password"
-    assert misspelt("salery", glosses) == "salary"
-    # a word the dictionary glosses, a short one, and one with two neighbours stay as typed
-    assert misspelt("password", glosses) is None
-    assert misspelt("pasw", glosses) is None
-    assert misspelt("lanting", glosses) is None

@@ -62,6 +62,27 @@ _COLLOQUIAL_ZH = {"咋": "怎么", "啥": "什么"}
 _COLLOQUIAL = re.compile("[咋啥]")
 _WORD = re.compile(r"[A-Za-z]+")
 
+# Months as chat abbreviates them ("the outage in aug", "since sept"): a document writes
+# the month's name ("14 August 2026"), and a passage writing the short form holds the name
+# too (``variant_forms``). "may" is its own name.
+MONTHS = {"jan": "january", "feb": "february", "mar": "march", "apr": "april", "jun": "june",
+          "jul": "july", "aug": "august", "sep": "september", "sept": "september",
+          "oct": "october", "nov": "november", "dec": "december"}
+_MONTH = re.compile(r"(?<![\w/-])(" + "|".join(MONTHS) + r")\b\.?", re.IGNORECASE)
+# "once" opening a clause ("once I pass probation", "once the change is approved") is
+# "when", a function word; "once a week" keeps it, a frequency.
+_ONCE = re.compile(r"\bonce(?=\s+(?:i|you|we|they|he|she|it|the|my|our|your|their|this|that"
+                   r"|someone|somebody|everyone|employees?|people)\b)", re.IGNORECASE)
+# "why did the rollback take so long", "it took forever": the degree asks how long it
+# took, like "how long" (``_HOW_MEASURE``); the verb stays, a passage says "took 14 min".
+_SO_LONG = re.compile(r"\b(tak(?:e|es|en|ing)|took|last(?:s|ed|ing)?|wait(?:s|ed|ing)?)"
+                      r"\s+(?:(?:so|that|this|too)\s+long|forever|ages)\b", re.IGNORECASE)
+# Working away from the office, in the words an asker or a handbook uses: "wfh" and "work
+# from home" (``ABBREVIATIONS``) name what a policy calls "remote work" or "working
+# remotely", and the other way round (``variant_forms``).
+_FROM_HOME = re.compile(r"\b(?:work(?:s|ed|ing)?\s+(?:from|at)\s+home|wfh)\b")
+_REMOTELY = re.compile(r"\bremote(?:ly)?\s+work|\bwork(?:s|ed|ing)?\s+remotely\b")
+
 # "how long / often / far / soon …" asks for a measure: the adjective is the question word,
 # not the topic ("how long is probation" is about probation, not about length).
 _HOW_MEASURE = re.compile(r"\bhow\s+(?:long|often|far|soon|big|large|old|early|late|fast)\b",
@@ -113,14 +134,19 @@ def plain(text: str) -> str:
     "r" -> "are"), hyphenated compounds closed ("on-call" -> "oncall", the form
     ``variant_forms`` gives every passage), an English threshold phrasing made
     ``THRESHOLD`` (a Chinese one stays a word of its own: jieba reads the sentence), and
-    the adjective of "how long / how often" dropped, colloquial Chinese question words
-    written out (``standard_chinese``)."""
+    the adjective of "how long / how often" dropped (and "so long" after "take": it asks
+    the same), a month's short form spelled out ("aug" -> "august"), "once" opening a
+    clause read as "when", colloquial Chinese question words written out
+    (``standard_chinese``)."""
     text = standard_chinese(text)
     text = _DISCOURSE.sub(" ", text)
     text = _AHEAD.sub("how far in advance", text)
     text = _MINUTES.sub(" minutes", text)
     text = _THOUSANDS.sub(lambda m: _thousands(m.group(1)), text)
     text = _CHAT_WORD.sub(_spelled, text)
+    text = _MONTH.sub(lambda m: MONTHS[m.group(1).lower()], text)
+    text = _ONCE.sub("when", text)
+    text = _SO_LONG.sub(r"\1", text)
     text = re.sub(r"[A-Za-z]+(?:['’][A-Za-z]+)?", _expand, text)
     text = _HOW_MEASURE.sub("how", text)
     text = _EN_PHRASE.sub(THRESHOLD, text)
@@ -138,8 +164,10 @@ def variant_forms(text: str) -> set[str]:
     """Words ``text`` holds in another spelling: each pair of Latin words written apart or
     hyphenated, closed ("on call" / "on-call" give "oncall", "Wi-Fi" gives "wifi"), and
     ``THRESHOLD`` and its Chinese words when it states a value past a threshold in any
-    phrasing ("20000 元以上" holds "超过" and "above"), and the spelled-out form of a
-    short one ("2FA" holds "twofactor")."""
+    phrasing ("20000 元以上" holds "超过" and "above"), the spelled-out form of a
+    short one ("2FA" holds "twofactor") or of a month ("Aug" holds "august"), and working
+    remotely in the other words for it ("work from home" holds "remote", "remote work"
+    holds "home")."""
     lowered = text.lower()
     out = {a + b for a, b in _PAIR.findall(lowered)}
     # A text that writes the short form ("enter your 2FA code") holds the spelled-out word
@@ -147,4 +175,9 @@ def variant_forms(text: str) -> set[str]:
     out |= {ABBREVIATIONS[m.lower()].replace("-", "") for m in _ABBREVIATION.findall(lowered)}
     if _ANY_THRESHOLD.search(lowered):
         out |= ZH_THRESHOLD_WORDS | {THRESHOLD}
+    out |= {MONTHS[m.lower()] for m in _MONTH.findall(lowered)}
+    if _FROM_HOME.search(lowered):
+        out |= {"remote", "remotely"}
+    if _REMOTELY.search(lowered):
+        out |= {"home"}
     return out

@@ -83,6 +83,12 @@ class Cedict:
     # above ahead of CC-CEDICT's: English gloss -> headwords, headword -> glosses.
     workplace: Mapping[str, list[str]] = field(default_factory=dict)
     workplace_zh: Mapping[str, list[str]] = field(default_factory=dict)
+    # Readings of single characters, without tones (the dictionary's own entries of one
+    # character): character -> syllables ("销" -> ["xiao"]), and syllable -> characters.
+    # A word typed through a pinyin input method may hold a wrong character of the same
+    # syllable (报消 for 报销): store.typed_words reads it back through these.
+    readings: Mapping[str, list[str]] = field(default_factory=dict)
+    homophones: Mapping[str, list[str]] = field(default_factory=dict)
 
 
 def _source() -> Path:
@@ -95,8 +101,10 @@ def _clean(gloss: str) -> str:
 
 
 Lookups = tuple[dict[str, str], dict[str, str], dict[str, str], dict[str, str],
-                dict[str, str], dict[str, str]]
-_PARTS = 6
+                dict[str, str], dict[str, str], dict[str, str], dict[str, str]]
+_PARTS = 8
+# A syllable of a reading: "xiao1" -> "xiao"; "lu:4" -> "lv", as pinyin input writes it.
+_TONE = re.compile(r"[1-5]$")
 
 
 def parse(path: Path, lexicon: Sequence[Entry] = ()) -> Lookups:
@@ -104,13 +112,16 @@ def parse(path: Path, lexicon: Sequence[Entry] = ()) -> Lookups:
     joined, with the ``lexicon`` entries merged in ahead of the dictionary's: a workplace
     headword's glosses come first, and so does it among a gloss's headwords and among those
     a gloss is the first sense of (every lexicon gloss is a workplace sense). The lexicon
-    does not feed ``ending``: its words are glosses of their own."""
+    does not feed ``ending``: its words are glosses of their own. ``readings`` and
+    ``homophones`` come from the dictionary's entries of one character (see ``Cedict``)."""
     zh_en: dict[str, list[str]] = {}
     en_zh: dict[str, list[str]] = {}
     primary: dict[str, list[str]] = {}
     ending: dict[str, list[str]] = {}
     workplace: dict[str, list[str]] = {}
     workplace_zh: dict[str, list[str]] = {}
+    readings: dict[str, list[str]] = {}
+    homophones: dict[str, list[str]] = {}
     for entry in lexicon:
         # "wi-fi" as the tokenizer and the phrase lookup read it: "wi fi"
         glosses = list(dict.fromkeys(" ".join(g.replace("-", " ").split())
@@ -135,6 +146,7 @@ def parse(path: Path, lexicon: Sequence[Entry] = ()) -> Lookups:
             glosses = [g for g in glosses if g and not _CJK.search(g)]
             if not glosses:
                 continue
+            _add_reading(simplified, parts[2:], readings, homophones)
             # after the lexicon's renderings, the dictionary's own senses as it lists them
             zh_en.setdefault(simplified, []).extend(glosses)
             # a headword the lexicon lists under a gloss is not listed under it twice
@@ -151,7 +163,23 @@ def parse(path: Path, lexicon: Sequence[Entry] = ()) -> Lookups:
         return {k: _SEP.join(v) for k, v in part.items()}
 
     return (joined(zh_en), joined(en_zh), joined(primary), joined(ending), joined(workplace),
-            joined(workplace_zh))
+            joined(workplace_zh), joined(readings), joined(homophones))
+
+
+def _add_reading(char: str, pinyin: list[str], readings: dict[str, list[str]],
+                 homophones: dict[str, list[str]]) -> None:
+    """Record the reading of a one-character entry ``char`` (the entry's "[xiao1]" split
+    into words) without its tone; an entry of several characters is no character's."""
+    if len(char) != 1 or not _CJK.match(char):
+        return
+    for raw in pinyin:
+        syllable = _TONE.sub("", raw.strip("[]").lower().replace("u:", "v"))
+        if not syllable.isalpha():
+            continue
+        if syllable not in readings.setdefault(char, []):
+            readings[char].append(syllable)
+        if char not in homophones.setdefault(syllable, []):
+            homophones[syllable].append(char)
 
 
 def _cache_file(cache_dir: Path, source: Path, lexicon: str) -> Path:
@@ -175,7 +203,7 @@ def _read(path: Path) -> Lookups | None:
             and all(isinstance(part, dict) for part in data)):
         log.warning("cedict_cache_unreadable", path=str(path), error="shape")
         return None
-    return data[0], data[1], data[2], data[3], data[4], data[5]
+    return data[0], data[1], data[2], data[3], data[4], data[5], data[6], data[7]
 
 
 def _write(path: Path, lookups: Lookups) -> None:
@@ -202,7 +230,8 @@ def load(source: Path, cache_dir: Path | None, lexicon: str = "") -> Cedict:
             _write(target, lookups)
     return Cedict(zh_en=Glosses(lookups[0]), en_zh=Glosses(lookups[1]),
                   primary=Glosses(lookups[2]), ending=Glosses(lookups[3]),
-                  workplace=Glosses(lookups[4]), workplace_zh=Glosses(lookups[5]))
+                  workplace=Glosses(lookups[4]), workplace_zh=Glosses(lookups[5]),
+                  readings=Glosses(lookups[6]), homophones=Glosses(lookups[7]))
 
 
 @cache

@@ -37,6 +37,7 @@ from store.kb_vocab import document_frequencies
 from store.phrases import gloss_phrases
 from store.pinyin import may_be_name, pattern, readings, spelled_words, spellings
 from store.tokenize import STOPWORDS, is_chinese, query_terms, tokens
+from store.typed_words import corrections
 
 # Senses of a headword used for zh -> en (CC-CEDICT lists the common ones first).
 SENSES = 3
@@ -284,7 +285,9 @@ class Translator:
     def translations(self, conn: Any, kb_ids: Sequence[int], query: str, terms: Sequence[str],
                      *, wide: bool = False) -> dict[str, list[str]]:
         """Per source word or phrase of ``query``, its translations that the KBs ``kb_ids``
-        hold and that are not too common there (at most ``PER_TERM`` each). Several KBs are
+        hold and that are not too common there (at most ``PER_TERM`` each), and for a word
+        typed otherwise than the KB writes it, the KB's word (``store.typed_words``; in a KB
+        of one language too). Several KBs are
         one collection: the same documents get the same translations whether they sit in one
         KB or are spread over several. ``wide`` also reads a word of many senses in those it
         is first of (``candidates``): enough to tell whether a text speaks of the word, too
@@ -293,7 +296,12 @@ class Translator:
         hit = self._recent.get(key)
         if hit is not None and time.monotonic() - hit[0] < _TTL_S:
             return hit[1]
-        out = self._translations(conn, key[0], query, terms, wide)
+        # A word typed otherwise than the KB writes it (a wrong character of the same sound,
+        # another complement: store.typed_words) stands for the KB's word, first: it is the
+        # question's own word, not a translation of it.
+        out = corrections(conn, key[0], terms, self._dictionary())
+        for source, words in self._translations(conn, key[0], query, terms, wide).items():
+            out[source] = list(dict.fromkeys([*out.get(source, []), *words]))
         if len(self._recent) >= _RECENT:
             self._recent.pop(next(iter(self._recent)))
         self._recent[key] = (time.monotonic(), out)

@@ -8,6 +8,8 @@ the index decides which form is a word.
 
 from __future__ import annotations
 
+import functools
+
 
 def _singular(word: str) -> str:
     """``word`` without a plural ending ("databases" -> "database"), for dictionary lookup."""
@@ -35,6 +37,21 @@ _IRREGULAR = {
     "undone": "undo", "rebuilt": "rebuild", "overdrawn": "overdraw", "fed": "feed",
     "led": "lead", "met": "meet", "fled": "flee", "sought": "seek", "caught": "catch",
 }
+
+
+_PAST_FORMS: dict[str, list[str]] = {}
+for _past, _verb in _IRREGULAR.items():
+    _PAST_FORMS.setdefault(_verb, []).append(_past)
+
+
+@functools.cache
+def irregular_family(word: str) -> tuple[str, ...]:
+    """The other forms of the irregular verb ``word`` is a form of ("took" -> ("take",
+    "taken"), "take" -> ("taken", "took")); none for another word. A passage saying "the
+    rollback took 14 minutes" speaks of how long it takes."""
+    verb = _IRREGULAR.get(word, word)
+    family = [verb, *_PAST_FORMS.get(verb, ())]
+    return tuple(w for w in family if w != word) if len(family) > 1 else ()
 
 
 def lemmas(word: str) -> list[str]:

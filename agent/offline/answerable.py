@@ -36,6 +36,7 @@ from agent.offline.versions import kind_of, members
 from agent.state import Language, Passage
 from agent.text import Alternatives, content_terms, coverage, term_set, terms_of
 from agent.wording import plain
+from store.english_forms import irregular_family
 from store.stem import stem
 from store.tokenize import chinese_nouns, has_cjk, language_of, normalize, tokens
 
@@ -65,13 +66,16 @@ def _one_edit(a: str, b: str) -> bool:
 
 
 def near(a: str, b: str) -> bool:
-    """The same word, an inflection of it, a word of the same root, or a one-letter typo
+    """The same word, an inflection of it (an irregular one too: "took" / "take"), a word of
+    the same root, or a one-letter typo
     (Latin words of five or more letters; a shorter word matches itself and its own
     inflections only, Chinese words exactly)."""
     if a == b:
         return True
     if not (a.isascii() and b.isascii()):
         return False
+    if b in irregular_family(a):
+        return True  # "took" / "take": an inflection no ending shows
     if len(a) < MIN_NEAR or len(b) < MIN_NEAR:
         # A short word's own plural ("meal" / "meals"), never another word ("cat" / "car").
         return a.isalpha() and b.isalpha() and stem(a) == stem(b)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from agent.offline.answerable import held_terms
 from agent.text import content_terms, term_hits
 from tests.unit.offline_ask import ask
 from tests.unit.test_answerable import passage
@@ -115,3 +116,55 @@ def test_a_chat_question_on_something_the_pool_lacks_is_still_refused() -> None:
     policy = "Travel claims are signed by the department head within five working days."
     draft = ask("hey quick q, can i bring my dog to the office pls", [passage(1, policy)])
     assert draft["refused"]
+
+
+# --- words a document holds in another form (newuser2-style chat; examples written here) --
+
+def test_a_month_as_chat_abbreviates_it_is_the_month_a_document_names() -> None:
+    assert content_terms("who fixed the login outage in aug?") == ["fixed", "login", "outage",
+                                                                   "august"]
+    assert content_terms("leave carried over in sept.") == ["leave", "carried", "over",
+                                                            "september"]
+    # and a document writing the short form holds the month's name
+    assert term_hits(["august"], "Login outage on Aug. 3, resolved by the SSO team.") == {
+        "august"}
+
+
+def test_once_opening_a_clause_is_a_function_word_and_once_a_week_a_frequency() -> None:
+    assert content_terms("once the contract is signed who orders a laptop") == [
+        "contract", "signed", "orders", "laptop"]
+    assert "once" not in content_terms("once i finish onboarding can i book travel")
+    assert "once" in content_terms("are backups tested once a month")
+
+
+def test_take_so_long_asks_how_long_and_a_passage_saying_took_holds_take() -> None:
+    assert content_terms("why did the failover take so long") == ["failover", "take"]
+    assert content_terms("why does the build take forever") == ["build", "take"]
+    # the refusal gate reads an irregular verb's forms as one word
+    assert "take" in held_terms("The failover took twelve minutes.", ["take"])
+    assert "keep" in held_terms("Logs are kept for ninety days.", ["keep"])
+    assert "take" not in held_terms("The failover lasted twelve minutes.", ["take"])
+
+
+def test_work_from_home_and_remote_work_name_one_arrangement() -> None:
+    assert term_hits(["home"], "Staff may work remotely on two days a week.") == {"home"}
+    assert term_hits(["remote"], "You can work from home on Fridays.") == {"remote"}
+    # a home office allowance is no arrangement to work remotely
+    assert term_hits(["remote"], "A home office allowance covers a chair.") == set()
+
+
+def test_a_chat_question_whose_words_the_document_writes_otherwise_is_answered() -> None:
+    # Before: "once", "take" and "long" were topic words the report lacks (one of five
+    # held) and the question was refused.
+    report = ("Postmortem: the failover of the billing database took twelve minutes, "
+              "because the replica had to replay its backlog first.")
+    draft = ask("once it started why did the failover take so long", [passage(1, report)])
+    assert not draft["refused"], draft["text"]
+    assert "twelve minutes" in draft["text"]
+
+
+def test_a_chat_question_about_what_the_pool_never_mentions_is_still_refused() -> None:
+    report = ("Postmortem: the failover of the billing database took twelve minutes, "
+              "because the replica had to replay its backlog first.")
+    draft = ask("why did the office move in aug take so long", [passage(1, report)])
+    assert draft["refused"], draft["text"]

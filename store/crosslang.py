@@ -35,7 +35,7 @@ from store.english_forms import english_forms, lemmas
 from store.kb import get_kb
 from store.kb_vocab import document_frequencies
 from store.phrases import gloss_phrases
-from store.pinyin import may_be_name, pattern, readings, spelled_words, spellings
+from store.pinyin import Spellings
 from store.tokenize import STOPWORDS, is_chinese, query_terms, tokens
 from store.typed_words import corrections
 
@@ -212,17 +212,21 @@ class Translator:
     # it and again to search it.
     _recent: dict[tuple[tuple[int, ...], str, bool], tuple[float, dict[str, list[str]]]] = (
         field(default_factory=dict, repr=False))
+    _sounds: Spellings | None = field(default=None, repr=False)
 
     def warm_up(self) -> None:
-        """Load the dictionary and the characters' readings now (seconds), so no turn pays
-        for them under its deadline."""
+        """Load the dictionary now (seconds), so no turn pays for it under its deadline."""
         self._dictionary()
-        readings()
 
     def _dictionary(self) -> Cedict:
         if self.cedict is None:
             self.cedict = load_cedict(self.cache_dir)
         return self.cedict
+
+    def _spellings(self) -> Spellings:
+        if self._sounds is None:
+            self._sounds = Spellings(self._dictionary())
+        return self._sounds
 
     def language_shares(self, conn: Any, kb_id: int) -> tuple[float, float]:
         """(Chinese share, other share) of a sample of the KB's passages, cached a while."""
@@ -340,14 +344,15 @@ class Translator:
         """``out`` with the names no dictionary translates, crossed by their pinyin spelling
         (``store.pinyin``): "Jiangwan" held as the KB's 江湾, 澜庭 as the KB's "lanting"."""
         english = self._dictionary().en_zh
+        sounds = self._spellings()
         latin = [t for t in terms if t not in out and not is_chinese(t)
-                 and may_be_name(t, english)]
+                 and sounds.may_be_name(t, english)]
         if latin and zh_share >= OTHER_LANGUAGE_SHARE:
             for t in latin:
                 words = self._spelled(conn, kb_ids, t)
                 if words:
                     out[t] = words
-        chinese = {t: sorted(spellings(t)) for t in terms
+        chinese = {t: sorted(sounds.of(t)) for t in terms
                    if t not in out and is_chinese(t) and 2 <= len(t) <= 3}
         if chinese and en_share >= OTHER_LANGUAGE_SHARE:
             df, _ = document_frequencies(conn, kb_ids,
@@ -358,18 +363,17 @@ class Translator:
                     out[t] = held
         return out
 
-    @staticmethod
-    def _spelled(conn: Any, kb_ids: Sequence[int], latin: str) -> list[str]:
+    def _spelled(self, conn: Any, kb_ids: Sequence[int], latin: str) -> list[str]:
         """The KBs' Chinese words spelled ``latin``: the passages holding a run of characters
         that read so (a scan the database does), and among those runs the most frequent."""
-        found = pattern(latin)
+        found = self._spellings().pattern(latin)
         if found is None:
             return []
         rows = conn.execute(
             "SELECT c.text FROM chunks c JOIN knowledge_bases k ON c.kb_id = k.id "
             "AND c.generation = k.active_generation WHERE k.id = ANY(%s) AND c.text ~ %s "
             "LIMIT %s", [list(kb_ids), found, _SPELLED_SAMPLE]).fetchall()
-        return spelled_words(latin, (text for (text,) in rows))
+        return self._spellings().words(latin, (text for (text,) in rows))
 
     def _workplace_words(self, found: dict[str, list[str]]) -> set[str]:
         """The words of ``found`` that the workplace lexicon gives (a headword or one of

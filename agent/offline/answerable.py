@@ -286,8 +286,11 @@ def _missing_modifier(question: str, texts: list[str], alternatives: Alternative
     # missing translation is no evidence that the documents never say it.
     for t in texts:
         held |= held_terms(t, said)
-    # A modifier the pool holds translated is there all the same ("Jiangwan" as 江湾).
-    translated = set().union(*(held_terms(t, said, alternatives) for t in texts)) if texts \
+    # An English modifier the pool holds translated is there all the same ("Jiangwan" as 江湾,
+    # "gym" as 健身): its translations are whole Chinese headwords. A Chinese one's are gloss
+    # words read one by one (健身 "to work out" gives "work"), which any passage holds.
+    latin = [w for w in said if not has_cjk(w)]
+    translated = set().union(*(held_terms(t, latin, alternatives) for t in texts)) if texts \
         else set()
     nouns = chinese_nouns(question)
     for i, head in enumerate(said):

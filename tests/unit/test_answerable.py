@@ -372,3 +372,16 @@ def test_a_company_or_case_named_in_full_is_a_name_even_opening_the_question() -
     assert missing_constraint("Harlow Freight Ltd reported what revenue in 2025?", report) is None
     # A capital that only opens the question still names nothing.
     assert missing_constraint("Freight revenue in 2025?", report) is None
+
+
+def test_an_english_modifier_is_held_through_its_translation_a_chinese_one_is_not() -> None:
+    from agent.offline.answerable import missing_constraint
+    pool = [passage(1, "2024赛季松涛城市篮球联赛决赛在体育中心举行。"),
+            passage(2, "Each city team plays twelve games.")]
+    asked = "Which team won the Songtao City Basketball League final?"
+    words = {"basketball": ["篮球"], "league": ["联赛"]}
+    assert missing_constraint(asked, pool, {**words, "songtao": ["松涛"]}) is None
+    assert (missing_constraint(asked, pool, words) or "").lower() == "songtao"
+    # 健身 glossed "to work out": the gloss's words are no evidence of a gym allowance.
+    perks = [passage(3, "员工享有交通补贴和餐费补贴。"), passage(4, "Work out your leave balance.")]
+    assert missing_constraint("有健身补贴吗？", perks, {"健身": ["work", "out"]}) == "健身"

@@ -1,0 +1,114 @@
+"""The sentence that answers holds the kind of thing asked for: a command line for "用什么命令"
+/ "what command", a stated meaning for "是什么意思" / "what does … mean"; a sentence that only
+says when its steps apply ("当 … 时，按以下步骤处理。") is the document's scope, not an
+answer. The documents and questions are written for these tests."""
+
+from __future__ import annotations
+
+from agent.offline.asked import asks_command, asks_meaning, holds_command, holds_meaning
+from agent.offline.scope import describes_document
+from agent.state import Passage
+from tests.unit.offline_ask import ask
+
+QUEUE = """# 消息队列积压排查
+
+当消费组的积压超过 10 万条，或者消费延迟持续 5 分钟以上时，按以下步骤处理。
+
+## 1. 查看积压
+
+```bash
+mqadmin consumerProgress -g <group> -n <nameserver>
+mqadmin queryMsgById -i <msgId> -n <nameserver>
+```
+
+消费组的积压一般集中在少数队列上，先看每个队列的差值。
+
+## 2. 常见状态
+
+| 状态 | 含义 | 处理 |
+|---|---|---|
+| `CONSUME_FAILED`（错误码 207） | 消费逻辑抛出异常被重试 | 查看消费端日志，修复后重置位点 |
+| `NOT_ONLINE` | 消费组没有在线实例 | 检查消费端是否启动 |
+
+## 3. 扩容
+
+积压持续增长时，增加消费端实例数，实例数不要超过队列数。
+"""
+
+PRINTING = """# Print room guide
+
+Use this guide when a print job is stuck or the printer shows an error.
+
+## Clearing the queue
+
+Stuck jobs usually come from a driver that lost its connection to the print server.
+Run `lpstat -o` to list the waiting jobs, then `cancel -a prn-3f` to clear the third-floor
+queue.
+
+## Error lights
+
+An amber light on the front panel means the toner is below 5%.
+Paper jams are cleared from the rear tray.
+"""
+
+
+def _passage(text: str, title: str, rank: int = 0) -> Passage:
+    return Passage(chunk_id=rank + 1, doc_id=title, title=title, source=f"{title}.md",
+                   doc_type="runbook", heading_path=[title], text=text, score=1.0, rank=rank,
+                   round=1, sub_id="q1")
+
+
+def test_asking_for_a_command_is_read_in_either_language() -> None:
+    assert asks_command("看消费进度用啥命令")
+    assert asks_command("清空打印队列的命令是什么？")
+    assert asks_command("Which command lists the waiting print jobs?")
+    # An order given by someone is no command line.
+    assert not asks_command("是谁下达命令撤离的？")
+    assert not asks_command("how do I clear the print queue?")
+
+
+def test_a_command_is_a_code_line_or_a_code_span_with_arguments() -> None:
+    assert holds_command("mqadmin consumerProgress -g <group> -n <nameserver>")
+    assert holds_command("Run `lpstat -o` to list the waiting jobs.")
+    assert not holds_command("```bash")
+    assert not holds_command("Paper jams are cleared from the rear tray.")
+    assert not holds_command("实例数不要超过 `队列数`。")
+
+
+def test_a_command_question_is_answered_by_the_code_line() -> None:
+    draft = ask("查看消费组的积压用什么命令？", [_passage(QUEUE, "消息队列积压排查")])
+    assert not draft["refused"]
+    assert draft["text"].startswith("mqadmin consumerProgress"), draft["text"]
+
+
+def test_code_stays_out_of_answers_that_ask_no_command() -> None:
+    draft = ask("消息积压了怎么扩容？", [_passage(QUEUE, "消息队列积压排查")])
+    assert "mqadmin" not in draft["text"], draft["text"]
+
+
+def test_asking_what_something_means() -> None:
+    assert asks_meaning("错误码 207 是什么意思")
+    assert asks_meaning("What does an amber light mean?")
+    assert not asks_meaning("年假是什么时候清零？")
+    assert holds_meaning("An amber light on the front panel means the toner is below 5%.")
+    assert not holds_meaning("Paper jams are cleared from the rear tray.")
+
+
+def test_a_meaning_question_is_answered_by_the_row_that_says_it() -> None:
+    draft = ask("消费组一直报错误码 207 是什么意思", [_passage(QUEUE, "消息队列积压排查")])
+    assert not draft["refused"]
+    assert draft["text"].startswith("`CONSUME_FAILED`（错误码 207）"), draft["text"]
+    assert "消费逻辑抛出异常" in draft["text"][:200]
+
+
+def test_a_sentence_announcing_the_steps_is_the_documents_scope() -> None:
+    assert describes_document("当消费组的积压超过 10 万条，或者消费延迟持续 5 分钟以上时，"
+                              "按以下步骤处理。")
+    assert describes_document("If the tunnel drops twice in an hour, follow the steps below.")
+    assert not describes_document("积压持续增长时，增加消费端实例数，实例数不要超过队列数。")
+
+
+def test_an_english_command_question_over_prose_with_code_spans() -> None:
+    draft = ask("What command clears the third-floor print queue?",
+                [_passage(PRINTING, "Print room guide")])
+    assert "cancel -a prn-3f" in draft["text"][:200], draft["text"]

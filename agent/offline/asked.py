@@ -99,7 +99,8 @@ _ASKS_MEANING = re.compile(r"(什么意思|啥意思|(?:指|代表|表示|意味
                            r"\bwhat (?:does|do|did) .{1,40}\bmean\b|\bwhat is meant by\b|"
                            r"\bmeaning of\b|\bstands? for\b)", re.I)
 _MEANING = re.compile(r"(含义|意思|意味着|意为|意指|表示|代表|是指|指的是|即|"
-                      r"\bmeans?\b|\bmeaning\b|\bstands? for\b|\brefers? to\b|\bindicates?\b)", re.I)
+                      r"\bmeans?\b|\bmeaning\b|\bstands? for\b|\brefers? to\b|"
+                      r"\bindicates?\b)", re.I)
 
 
 def asks_meaning(question: str) -> bool:

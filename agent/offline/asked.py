@@ -113,6 +113,28 @@ def holds_meaning(sentence: str) -> bool:
     return bool(_MEANING.search(sentence))
 
 
+# A count of a unit per period ("two days a week", "每周 2 天", "5 天/月") is a rate: it
+# answers "how many days a week", not "how long is probation" (a duration of its own).
+_PERIOD = r"(?:day|week|month|year|quarter|天|日|周|星期|月|年|季度)"
+_RATE_AFTER = re.compile(rf"^\s*(?:(?:a|an|per|each|every)\s+{_PERIOD}|/\s*{_PERIOD})", re.I)
+_RATE_BEFORE = re.compile(rf"(?:每个?|一个?){_PERIOD}[^，,。；;]{{0,8}}$")
+_ASKS_RATE = re.compile(rf"(?:\b(?:a|an|per|each|every)\s+{_PERIOD}\b|每个?{_PERIOD}|"
+                        rf"一个?{_PERIOD}(?:能|可以|可|最多|有)|"
+                        rf"\bweekly\b|\bmonthly\b|\byearly\b|\bannually\b)", re.I)
+
+
+def holds_value(value: re.Pattern[str], sentence: str, question: str) -> bool:
+    """Whether ``sentence`` holds the value ``value`` matches, a count per period counting
+    only when ``question`` asks for one ("每周几天" yes, "试用期多久" no)."""
+    rate_asked = bool(_ASKS_RATE.search(question))
+    for m in value.finditer(sentence):
+        rate = (_RATE_AFTER.match(sentence[m.end():])
+                or _RATE_BEFORE.search(sentence[:m.start()]))
+        if rate_asked or not rate:
+            return True
+    return False
+
+
 _COMMAND_WORDS = frozenset(["命令", "指令", "command", "commands", "cmd", "cmds"])
 _MEANING_WORDS = frozenset(["意思", "含义", "mean", "means", "meaning", "意味着"])
 

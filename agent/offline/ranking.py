@@ -13,6 +13,7 @@ from agent.offline.asked import (
     asks_meaning,
     holds_command,
     holds_meaning,
+    holds_value,
     kind_words,
 )
 from agent.offline.kinds import asked_section, asked_value
@@ -234,7 +235,7 @@ def rank_sentences(inp: GenerateInput, terms: list[str],
             if command and _is_code(s):
                 # A line of code says what it does by its section's heading ("查看积压").
                 st |= terms_of(heading, all_terms, alternatives)
-            if ((value is not None and value.search(s))
+            if ((value is not None and holds_value(value, s, inp["question"]))
                     or (section is not None and section.search(heading))
                     or (command and holds_command(s)) or (meaning and holds_meaning(s))):
                 holding.add((n, s))

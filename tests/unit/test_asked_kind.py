@@ -5,7 +5,14 @@ answer. The documents and questions are written for these tests."""
 
 from __future__ import annotations
 
-from agent.offline.asked import asks_command, asks_meaning, holds_command, holds_meaning
+from agent.offline.asked import (
+    asks_command,
+    asks_meaning,
+    holds_command,
+    holds_meaning,
+    holds_value,
+)
+from agent.offline.kinds import asked_value
 from agent.offline.scope import describes_document
 from agent.offline.steps import procedure
 from agent.state import Passage
@@ -138,3 +145,33 @@ def test_steps_under_the_heading_that_names_the_case_outrank_a_numbered_list() -
     steps = procedure(terms, passages)
     assert steps is not None
     assert steps[0]["text"].startswith("- 检查双面器"), steps
+
+
+TRAINING = """# Graduate Programme
+
+## Rotations
+
+Graduates spend up to three days a week on their home team during a rotation.
+Each rotation lasts 4 months, and a graduate does three rotations in the programme.
+"""
+
+
+def test_a_count_per_week_does_not_answer_how_long_something_lasts() -> None:
+    value = asked_value("How long does a rotation last?")
+    assert value is not None
+    assert not holds_value(value, "Graduates spend up to three days a week on their home team.",
+                           "How long does a rotation last?")
+    assert holds_value(value, "Each rotation lasts 4 months.", "How long does a rotation last?")
+    # ...but it answers a question that asks for a count per week.
+    asked = "How many days a week are graduates on their home team?"
+    rate = asked_value(asked)
+    assert rate is not None
+    assert holds_value(rate, "Graduates spend up to three days a week on their home team.", asked)
+    zh = "轮岗一次多长时间？"
+    assert not holds_value(asked_value(zh) or rate, "每周最多 3 天在本组", zh)
+
+
+def test_how_long_is_answered_by_the_duration_not_the_weekly_count() -> None:
+    draft = ask("how long are graduates on a rotation?",
+                [_passage(TRAINING, "Graduate Programme")])
+    assert draft["text"].startswith("Each rotation lasts 4 months"), draft["text"]

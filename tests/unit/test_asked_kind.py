@@ -43,21 +43,13 @@ mqadmin queryMsgById -i <msgId> -n <nameserver>
 积压持续增长时，增加消费端实例数，实例数不要超过队列数。
 """
 
-PRINTING = """# Print room guide
-
-Use this guide when a print job is stuck or the printer shows an error.
-
-## Clearing the queue
-
-Stuck jobs usually come from a driver that lost its connection to the print server.
-Run `lpstat -o` to list the waiting jobs, then `cancel -a prn-3f` to clear the third-floor
-queue.
-
-## Error lights
-
-An amber light on the front panel means the toner is below 5%.
-Paper jams are cleared from the rear tray.
-"""
+PRINTING = [
+    ("Print room guide", "Use this guide when a print job is stuck or the printer shows an error."),
+    ("Listing waiting jobs", "Stuck jobs usually come from a driver that lost its connection to "
+                             "the print server.\n\n```bash\nlpstat -o\n```"),
+    ("Clearing the queue", "Clearing the queue drops every waiting job, so tell the people on "
+                           "the floor first.\n\n```bash\ncancel -a prn-3f\n```"),
+]
 
 
 def _passage(text: str, title: str, rank: int = 0) -> Passage:
@@ -78,6 +70,7 @@ def test_asking_for_a_command_is_read_in_either_language() -> None:
 def test_a_command_is_a_code_line_or_a_code_span_with_arguments() -> None:
     assert holds_command("mqadmin consumerProgress -g <group> -n <nameserver>")
     assert holds_command("Run `lpstat -o` to list the waiting jobs.")
+    assert holds_command("cancel -a prn-3f")
     assert not holds_command("```bash")
     assert not holds_command("Paper jams are cleared from the rear tray.")
     assert not holds_command("实例数不要超过 `队列数`。")
@@ -107,6 +100,8 @@ def test_a_meaning_question_is_answered_by_the_row_that_says_it() -> None:
     assert not draft["refused"]
     assert draft["text"].startswith("`CONSUME_FAILED`（错误码 207）"), draft["text"]
     assert "消费逻辑抛出异常" in draft["text"][:200]
+    # The sentence that says when the steps apply holds the topic's words, not the meaning.
+    assert "按以下步骤处理" not in draft["text"], draft["text"]
 
 
 def test_a_sentence_announcing_the_steps_is_the_documents_scope() -> None:
@@ -116,10 +111,15 @@ def test_a_sentence_announcing_the_steps_is_the_documents_scope() -> None:
     assert not describes_document("积压持续增长时，增加消费端实例数，实例数不要超过队列数。")
 
 
-def test_an_english_command_question_over_prose_with_code_spans() -> None:
-    draft = ask("What command clears the third-floor print queue?",
-                [_passage(PRINTING, "Print room guide")])
-    assert "cancel -a prn-3f" in draft["text"][:200], draft["text"]
+def test_an_english_command_question_is_answered_by_the_line_under_its_heading() -> None:
+    # A line of code says what it does by its section's heading ("Clearing the queue").
+    passages = [Passage(chunk_id=n + 1, doc_id="print", title="Print room guide",
+                        source="print.md", doc_type="runbook",
+                        heading_path=["Print room guide", heading], text=text, score=1.0,
+                        rank=n, round=1, sub_id="q1")
+                for n, (heading, text) in enumerate(PRINTING)]
+    draft = ask("What command clears the print queue?", passages)
+    assert draft["text"].startswith("cancel -a prn-3f"), draft["text"]
 
 
 COPIER = [

@@ -224,6 +224,7 @@ def rank_sentences(inp: GenerateInput, terms: list[str],
         version = -SUPERSEDED_PENALTY if p["doc_id"] in old else 0.0
         flagged = [norm(span) for span in suspicious_spans(p["text"])]
         own = p["heading_path"][-1] if p["heading_path"] else ""
+        comments = code_comments(p["text"]) if command else {}
         for unit in quotable_units(p["text"], split_sentences, heading=own):
             s = unit.text
             if (looks_like_instruction(s) or _in_flagged(s, flagged) or norm(s) in rejected
@@ -233,8 +234,10 @@ def rank_sentences(inp: GenerateInput, terms: list[str],
             st = terms_of(unit.about, all_terms, alternatives)
             heading = unit.heading or own
             if command and _is_code(s):
-                # A line of code says what it does by its section's heading ("查看积压").
-                st |= terms_of(heading, all_terms, alternatives)
+                # A line of code says what it does by its section's heading ("查看积压") and
+                # by the comment above it ("# 查询最近变更").
+                st |= terms_of(f"{heading} {comments.get(s.strip(), '')}", all_terms,
+                               alternatives)
             if ((value is not None and holds_value(value, s, inp["question"]))
                     or (section is not None and section.search(heading))
                     or (command and holds_command(s)) or (meaning and holds_meaning(s))):
@@ -257,6 +260,27 @@ def rank_sentences(inp: GenerateInput, terms: list[str],
             candidates.append((score, n, s, st))
     candidates.sort(key=lambda c: (-c[0], c[1]))
     return value_first(candidates, lambda c: (c[1], c[2]) in holding), fit
+
+
+_FENCE = re.compile(r"^\s*(```|~~~)")
+
+
+def code_comments(text: str) -> dict[str, str]:
+    """Each line of ``text``'s code blocks with the comment line right above it ("# 查询最近
+    变更" over "changectl list --since 24h"): what the command does, in words."""
+    out: dict[str, str] = {}
+    fenced, comment = False, ""
+    for line in text.splitlines():
+        stripped = line.strip()
+        if _FENCE.match(line):
+            fenced, comment = not fenced, ""
+        elif fenced and stripped.startswith("#"):
+            comment = stripped.lstrip("#").strip()
+        elif fenced and stripped:
+            if comment:
+                out[stripped] = comment
+            comment = ""
+    return out
 
 
 # How far down the ranking a sentence holding the kind of value asked for is taken first.

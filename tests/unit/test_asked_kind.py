@@ -175,3 +175,21 @@ def test_how_long_is_answered_by_the_duration_not_the_weekly_count() -> None:
     draft = ask("how long are graduates on a rotation?",
                 [_passage(TRAINING, "Graduate Programme")])
     assert draft["text"].startswith("Each rotation lasts 4 months"), draft["text"]
+
+
+BACKUPS = """# 对象存储备份
+
+## 常用命令
+
+```bash
+# 列出昨天的快照
+snapctl list --bucket finance --since 1d
+# 把快照恢复到临时库
+snapctl restore --snapshot <id> --target tmp-db
+```
+"""
+
+
+def test_a_code_line_is_about_the_comment_above_it() -> None:
+    draft = ask("把快照恢复到临时库用什么命令？", [_passage(BACKUPS, "对象存储备份")])
+    assert draft["text"].startswith("snapctl restore"), draft["text"]

@@ -373,7 +373,7 @@ class Translator:
             "SELECT c.text FROM chunks c JOIN knowledge_bases k ON c.kb_id = k.id "
             "AND c.generation = k.active_generation WHERE k.id = ANY(%s) AND c.text ~ %s "
             "LIMIT %s", [list(kb_ids), found, _SPELLED_SAMPLE]).fetchall()
-        return self._spellings().words(latin, (text for (text,) in rows))
+        return self._spellings().find(latin, (text for (text,) in rows))
 
     def _workplace_words(self, found: dict[str, list[str]]) -> set[str]:
         """The words of ``found`` that the workplace lexicon gives (a headword or one of

@@ -79,7 +79,7 @@ class Spellings:
         cut = self.split(latin)
         return None if cut is None else "".join(f"[{self._chars[s]}]" for s in cut)
 
-    def words(self, latin: str, texts: Iterable[str], most: int = 2) -> list[str]:
+    def find(self, latin: str, texts: Iterable[str], most: int = 2) -> list[str]:
         """The words of ``texts`` spelled ``latin`` ("jiangwan" -> ["江湾"]), most frequent
         first."""
         found = self.pattern(latin)

@@ -59,6 +59,94 @@ def value_pattern(question: str) -> re.Pattern[str] | None:
     return None
 
 
+# "用啥命令", "看日志的命令是什么", "what command shows…", "which command do I run": the answer
+# is a command line, which documents set in code formatting (a code block, or `inline`).
+# "下达命令" (an order) asks no such thing: 命令 counts after an asking word, or as the subject
+# asked about ("命令是什么").
+_ASKS_COMMAND = re.compile(
+    r"((?:什么|啥|哪个|哪条|哪一条|哪些|哪句)\s*(?:命令|指令|command)|(?:命令|指令)\s*(?:是|叫)\s*(?:什么|啥)|"
+    r"(?:用|跑|敲|执行|输入|运行)\s*(?:什么|啥|哪个|哪条)|"
+    r"\b(?:what|which)\s+(?:\w+\s+)?(?:commands?|cmds?)\b|\bcommands?\s+(?:to|for)\b|"
+    r"\bwhat do (?:i|we|you) (?:type|run)\b)", re.I)
+# A code span or line that reads as a command: a program name and arguments ("kubectl logs
+# <pod> --previous", "`CONFIG SET maxmemory-policy allkeys-lru`"), not a lone word (`maxmemory`).
+_INLINE_COMMAND = re.compile(r"`[A-Za-z][\w.-]*(?: +[^`\s]+)+`")
+# A line of a code block: a program, then arguments at least one of which is an option, a
+# placeholder, a path or a setting ("-n <ns>", "--tail=200", "/etc/hosts").
+_COMMAND_LINE = re.compile(r"^\s*(?:\$\s*)?[a-z][\w.-]*(?: +[^\s\u4e00-\u9fff]+)+\s*$")
+_ARGUMENT = re.compile(r"(?:^|\s)(?:--?[A-Za-z]|<[^>]+>|[./~][\w./-]|\S+=)")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+
+
+def asks_command(question: str) -> bool:
+    """Whether ``question`` asks which command to run ("看上一次的日志用啥命令")."""
+    return bool(_ASKS_COMMAND.search(question))
+
+
+def holds_command(sentence: str) -> bool:
+    """Whether ``sentence`` is or holds a command: a line of a code block, or a code span of
+    a program and its arguments. A fence line ("```bash") is none."""
+    if _FENCE.match(sentence):
+        return False
+    return bool(_INLINE_COMMAND.search(sentence)
+                or (_COMMAND_LINE.match(sentence) and _ARGUMENT.search(sentence)))
+
+
+# "是什么意思", "啥意思", "指什么", "what does X mean", "what is meant by": the answer is what a
+# term, a code or a status means, which documents say with a word of meaning ("含义" as a
+# table's column, "表示", "即", "means", "stands for").
+_ASKS_MEANING = re.compile(r"(什么意思|啥意思|(?:指|代表|表示|意味着)(?:什么|啥)|含义是|"
+                           r"\bwhat (?:does|do|did) .{1,40}\bmean\b|\bwhat is meant by\b|"
+                           r"\bmeaning of\b|\bstands? for\b)", re.I)
+_MEANING = re.compile(r"(含义|意思|意味着|意为|意指|表示|代表|是指|指的是|即|"
+                      r"\bmeans?\b|\bmeaning\b|\bstands? for\b|\brefers? to\b|"
+                      r"\bindicates?\b)", re.I)
+
+
+def asks_meaning(question: str) -> bool:
+    """Whether ``question`` asks what something means ("exit code 137 是什么意思")."""
+    return bool(_ASKS_MEANING.search(question))
+
+
+def holds_meaning(sentence: str) -> bool:
+    """Whether ``sentence`` says what something means (a table row under "含义", "… means …")."""
+    return bool(_MEANING.search(sentence))
+
+
+# A count of a unit per period ("two days a week", "每周 2 天", "5 天/月") is a rate: it
+# answers "how many days a week", not "how long is probation" (a duration of its own).
+_PERIOD = r"(?:day|week|month|year|quarter|天|日|周|星期|月|年|季度)"
+_RATE_AFTER = re.compile(rf"^\s*(?:(?:a|an|per|each|every)\s+{_PERIOD}|/\s*{_PERIOD})", re.I)
+_RATE_BEFORE = re.compile(rf"(?:每个?|一个?){_PERIOD}[^，,。；;]{{0,8}}$")
+_ASKS_RATE = re.compile(rf"(?:\b(?:a|an|per|each|every)\s+{_PERIOD}\b|每个?{_PERIOD}|"
+                        rf"一个?{_PERIOD}(?:能|可以|可|最多|有)|"
+                        rf"\bweekly\b|\bmonthly\b|\byearly\b|\bannually\b)", re.I)
+
+
+def holds_value(value: re.Pattern[str], sentence: str, question: str) -> bool:
+    """Whether ``sentence`` holds the value ``value`` matches, a count per period counting
+    only when ``question`` asks for one ("每周几天" yes, "试用期多久" no)."""
+    rate_asked = bool(_ASKS_RATE.search(question))
+    for m in value.finditer(sentence):
+        rate = (_RATE_AFTER.match(sentence[m.end():])
+                or _RATE_BEFORE.search(sentence[:m.start()]))
+        if rate_asked or not rate:
+            return True
+    return False
+
+
+_COMMAND_WORDS = frozenset(["命令", "指令", "command", "commands", "cmd", "cmds"])
+_MEANING_WORDS = frozenset(["意思", "含义", "mean", "means", "meaning", "意味着"])
+
+
+def kind_words(question: str) -> frozenset[str]:
+    """The words by which ``question`` names the kind of answer it asks for ("命令" when it
+    asks for a command, "意思" for a meaning): they say what kind of sentence answers, not
+    what the answer is about."""
+    return ((_COMMAND_WORDS if asks_command(question) else frozenset())
+            | (_MEANING_WORDS if asks_meaning(question) else frozenset()))
+
+
 def measures(question: str) -> list[str]:
     """The measured amounts ``question`` names ("total revenue" -> "revenue")."""
     return list(dict.fromkeys(m.group(0).lower() for m in _MEASURE.finditer(question)))

@@ -8,6 +8,14 @@ import re
 from collections.abc import Callable
 
 from agent.offline.amounts import asked_amounts, covering_floor
+from agent.offline.asked import (
+    asks_command,
+    asks_meaning,
+    holds_command,
+    holds_meaning,
+    holds_value,
+    kind_words,
+)
 from agent.offline.kinds import asked_section, asked_value
 from agent.offline.layout import quotable_units
 from agent.offline.pointers import is_pointer
@@ -179,6 +187,10 @@ def rank_sentences(inp: GenerateInput, terms: list[str],
     ("8天" for "几天", "3 weeks" for "how long")."""
     passages = inp["passages"]
     rejected = {norm(s) for s in inp["rejected"]}
+    # The word that names the kind asked for ("命令" in "用啥命令") is no topic: a command
+    # line never says "command", and its translations ("order") match other things.
+    kind = kind_words(inp["question"])
+    terms = [t for t in terms if t not in kind] or terms
     borrowed = embedded_terms(terms, inp["understanding"]["language"])
     # A borrowed word is the documents' own name for the thing: held as written, not
     # through its translations ("root cause" is not any sentence giving a 原因).
@@ -203,21 +215,33 @@ def rank_sentences(inp: GenerateInput, terms: list[str],
     thread_docs = set(context["doc_ids"]) if context else set()
     thread_idf = pool_idf(thread, passages, alternatives)
     scope = 0.0 if asks_scope(inp["question"]) else SCOPE_PENALTY
+    # A question for a command is answered by a line of code, quoted only then; one asking
+    # what something means by a sentence (or table row) that says a meaning.
+    command = asks_command(inp["question"])
+    meaning = asks_meaning(inp["question"])
     for n, p in enumerate(passages, start=1):
         frame_terms = terms_of(frame(p), terms, alternatives)
         version = -SUPERSEDED_PENALTY if p["doc_id"] in old else 0.0
         around = periods(p["text"]) if asked_periods else set()
         flagged = [norm(span) for span in suspicious_spans(p["text"])]
         own = p["heading_path"][-1] if p["heading_path"] else ""
+        comments = code_comments(p["text"]) if command else {}
         for unit in quotable_units(p["text"], split_sentences, heading=own):
             s = unit.text
             if (looks_like_instruction(s) or _in_flagged(s, flagged) or norm(s) in rejected
-                    or _is_code(s) or _LEAD_IN.search(s)):
+                    or (_is_code(s) and not (command and holds_command(s)))
+                    or _LEAD_IN.search(s)):
                 continue
             st = terms_of(unit.about, all_terms, alternatives)
             heading = unit.heading or own
-            if ((value is not None and value.search(s))
-                    or (section is not None and section.search(heading))):
+            if command and _is_code(s):
+                # A line of code says what it does by its section's heading ("查看积压") and
+                # by the comment above it ("# 查询最近变更").
+                st |= terms_of(f"{heading} {comments.get(s.strip(), '')}", all_terms,
+                               alternatives)
+            if ((value is not None and holds_value(value, s, inp["question"]))
+                    or (section is not None and section.search(heading))
+                    or (command and holds_command(s)) or (meaning and holds_meaning(s))):
                 holding.add((n, s))
             # Headings count: a step under "Redis 内存满了怎么办" is about Redis memory (a
             # plain-text document's headings too).
@@ -237,6 +261,27 @@ def rank_sentences(inp: GenerateInput, terms: list[str],
             candidates.append((score, n, s, st))
     candidates.sort(key=lambda c: (-c[0], c[1]))
     return value_first(candidates, lambda c: (c[1], c[2]) in holding), fit
+
+
+_FENCE = re.compile(r"^\s*(```|~~~)")
+
+
+def code_comments(text: str) -> dict[str, str]:
+    """Each line of ``text``'s code blocks with the comment line right above it ("# 查询最近
+    变更" over "changectl list --since 24h"): what the command does, in words."""
+    out: dict[str, str] = {}
+    fenced, comment = False, ""
+    for line in text.splitlines():
+        stripped = line.strip()
+        if _FENCE.match(line):
+            fenced, comment = not fenced, ""
+        elif fenced and stripped.startswith("#"):
+            comment = stripped.lstrip("#").strip()
+        elif fenced and stripped:
+            if comment:
+                out[stripped] = comment
+            comment = ""
+    return out
 
 
 # How far down the ranking a sentence holding the kind of value asked for is taken first.

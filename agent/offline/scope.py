@@ -21,6 +21,14 @@ _SELF = re.compile(
     rf"^\s*(?:本{_DOCUMENT_ZH}|本文|以下(?:整理|列出|说明)|下面(?:整理|列出|说明)|"
     rf"(?:this|the following) {_DOCUMENT_EN}\b|(?:use|read|follow) this {_DOCUMENT_EN}\b)",
     re.I)
+# A sentence that says when its steps apply and announces them ("当 Pod 状态为 … 时，按以下
+# 步骤处理。", "If the VPN drops, follow the steps below."): the document's scope again, at its
+# end; it names the case in the case's words and tells nothing of what to do.
+_ANNOUNCES = re.compile(
+    r"(?:按|依|照|参照|参考)(?:照)?(?:以下|下列|下面|如下)的?(?:步骤|流程|方法|顺序|措施|说明)"
+    r"(?:进行)?(?:处理|执行|操作|排查|办理|处置)?\s*[。.!！]?\s*$|"
+    r"\b(?:follow|use|take|see) the (?:steps|procedure|process|instructions) below\s*[.!]?\s*$|"
+    r"\bas follows\s*[.:]?\s*$", re.I)
 # A question about the scope or purpose of a document.
 _ASKS_SCOPE = re.compile(
     r"(适用|范围|目的|用途|针对|什么情况下(?:用|使用|参考)|什么时候(?:用|使用|参考)|"
@@ -30,7 +38,7 @@ _ASKS_SCOPE = re.compile(
 
 def describes_document(sentence: str) -> bool:
     """Whether ``sentence`` is the document speaking of itself (its scope or purpose)."""
-    return bool(_SELF.match(sentence))
+    return bool(_SELF.match(sentence) or _ANNOUNCES.search(sentence))
 
 
 def asks_scope(question: str) -> bool:

@@ -39,9 +39,9 @@ def test_a_chinese_word_is_spelled_by_its_characters_readings(sounds: Spellings)
 def test_a_spelling_finds_the_texts_words_that_read_so(sounds: Spellings) -> None:
     texts = ["松涛书院周六开放，松涛书院的讲座免费。", "宋涛先生主持。"]
     # both are spelled songtao; the more frequent first
-    assert sounds.words("Songtao", texts) == ["松涛", "宋涛"]
-    assert sounds.words("songtao", texts, most=1) == ["松涛"]
-    assert sounds.words("Meilin", texts) == []
+    assert sounds.find("Songtao", texts) == ["松涛", "宋涛"]
+    assert sounds.find("songtao", texts, most=1) == ["松涛"]
+    assert sounds.find("Meilin", texts) == []
     found = sounds.pattern("songtao")
     assert found is not None and found.startswith("[") and "松" in found
     assert sounds.pattern("Brixton") is None

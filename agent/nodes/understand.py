@@ -35,9 +35,6 @@ def _alternatives(ctx: RunContext, text: str, *, wide: bool = False) -> dict[str
             # A month in either language: "8月" is "August" in an English document.
             name = _MONTH_NAMES[int(month.group(1)) - 1]
             alternatives.setdefault(term, []).extend([name, name[:3]])
-        elif term in _MONTH_NAMES:
-            # and "August" ("aug", read by ``plain``) is "8月" in a Chinese one.
-            alternatives.setdefault(term, []).append(f"{_MONTH_NAMES.index(term) + 1}月")
     return alternatives
 
 

@@ -37,11 +37,10 @@ SUPERSEDED_PENALTY = 0.6
 # (these bound only a runaway list).
 MAX_ITEMS = 20
 MAX_CHARS = 4000
-# Numbering marks a procedure, but less than one rare word of the question marks the list
-# about its case: "AOF 开着，按上面的步骤处理后还是高" is answered by the bullets under "开启了
-# 持久化（RDB/AOF）时的处理", not by the numbered first-aid steps again (0.2 before; halved,
-# not tuned further).
-NUMBERED_BONUS = 0.1
+# Numbering marks a procedure ("带客户参观要走什么流程": the numbered visit steps, not the
+# bulleted site rules that share its words). Halving it (0.1) let a follow-up about steps
+# already taken reach the bullets about its case, but cost a held-out procedure answer.
+NUMBERED_BONUS = 0.2
 # How much of the question's weight a section's heading holds to name the list under it.
 HEADING_SHARE = 0.5
 

@@ -14,7 +14,6 @@ from agent.offline.asked import (
 )
 from agent.offline.kinds import asked_value
 from agent.offline.scope import describes_document
-from agent.offline.steps import procedure
 from agent.state import Passage
 from tests.unit.offline_ask import ask
 
@@ -120,31 +119,6 @@ def test_an_english_command_question_is_answered_by_the_line_under_its_heading()
                 for n, (heading, text) in enumerate(PRINTING)]
     draft = ask("What command clears the print queue?", passages)
     assert draft["text"].startswith("cancel -a prn-3f"), draft["text"]
-
-
-COPIER = [
-    ("## 1. 常规卡纸", """1. 打开复印机前盖，按面板提示找到卡纸位置；
-2. 顺着走纸方向慢慢抽出纸张，不要撕碎；
-3. 关上前盖，等待复印机自检完成。"""),
-    ("## 2. 双面复印时反复卡纸", """- 检查双面器的导板是否完全合上；
-- 用干布清洁双面器里的搓纸轮；
-- 仍然卡纸时，在报修系统提交工单，写明机器编号。"""),
-]
-
-
-def test_steps_under_the_heading_that_names_the_case_outrank_a_numbered_list() -> None:
-    # Numbering marks a procedure, but the list whose heading holds the question's own
-    # word (双面) is about the case asked; numbering weighs less than that word, also when
-    # most of the question's words (a thread's, carried over) are in neither list.
-    passages = [Passage(chunk_id=n + 1, doc_id="copier", title="复印机卡纸处理",
-                        source="copier.md", doc_type="runbook",
-                        heading_path=["复印机卡纸处理", heading.lstrip("# ")], text=text,
-                        score=1.0, rank=n, round=1, sub_id="q1")
-                for n, (heading, text) in enumerate(COPIER)]
-    terms = ["楼层", "那台", "双面", "复印", "卡纸", "同事", "办法"]
-    steps = procedure(terms, passages)
-    assert steps is not None
-    assert steps[0]["text"].startswith("- 检查双面器"), steps
 
 
 TRAINING = """# Graduate Programme

@@ -335,14 +335,16 @@ class Translator:
             covered = {w for s in out for w in s.split()}
             unread = {t for t in terms if not is_chinese(t) and t not in covered} - deep
             if not unread:
-                return self._names(conn, kb_ids, terms, out, zh_share, en_share)
+                return self._names(conn, kb_ids, terms, out, (zh_share, en_share))
             deep |= unread
 
     def _names(self, conn: Any, kb_ids: Sequence[int], terms: Sequence[str],
-               out: dict[str, list[str]], zh_share: float, en_share: float
+               out: dict[str, list[str]], shares: tuple[float, float]
                ) -> dict[str, list[str]]:
         """``out`` with the names no dictionary translates, crossed by their pinyin spelling
-        (``store.pinyin``): "Jiangwan" held as the KB's 江湾, 澜庭 as the KB's "lanting"."""
+        (``store.pinyin``): "Jiangwan" held as the KB's 江湾, 澜庭 as the KB's "lanting".
+        ``shares``: the KBs' Chinese and other-language shares."""
+        zh_share, en_share = shares
         english = self._dictionary().en_zh
         sounds = self._spellings()
         latin = [t for t in terms if t not in out and not is_chinese(t)

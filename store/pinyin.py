@@ -53,8 +53,8 @@ class Spellings:
                     cut = [*best[start], word[start:end]]
                     if end not in best or len(cut) < len(best[end]):
                         best[end] = cut
-        cut = best.get(len(word))
-        return cut if cut and MIN_SYLLABLES <= len(cut) <= MAX_SYLLABLES else None
+        whole = best.get(len(word))
+        return whole if whole and MIN_SYLLABLES <= len(whole) <= MAX_SYLLABLES else None
 
     def may_be_name(self, word: str, english: Mapping[str, object]) -> bool:
         """Whether a Latin ``word`` may be a Chinese name in pinyin: no word the dictionary's

@@ -38,10 +38,12 @@ _ZH_DIGIT = {"一": "1", "二": "2", "三": "3", "四": "4"}
 _ZH_NUMERAL = "[0-9一二两三四五六七八九十百]{1,4}"
 _ZH_EDITION = re.compile(rf"第\s*({_ZH_NUMERAL})\s*届")
 _ZH_LINE = re.compile(rf"({_ZH_NUMERAL})\s*号线")
-_ZH_PHASE = re.compile(rf"(?<![分同每这那上下本该前后0-9一二两三四五六七八九十百])第?\s*({_ZH_NUMERAL})\s*期(?!间|限|望|待|末|中|初|货|刊)")
-_ORDINAL_WORDS = ("first second third fourth fifth sixth seventh eighth ninth tenth eleventh "
-                  "twelfth thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth "
-                  "nineteenth twentieth").split()
+_ZH_PHASE = re.compile(rf"(?<![分同每这那上下本该前后0-9一二两三四五六七八九十百])第?\s*"
+                       rf"({_ZH_NUMERAL})\s*期(?!间|限|望|待|末|中|初|货|刊)")
+_ORDINAL_WORDS = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth",
+                  "ninth", "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth",
+                  "fifteenth", "sixteenth", "seventeenth", "eighteenth", "nineteenth",
+                  "twentieth"]
 _ORDINAL = re.compile(r"\b(" + "|".join(_ORDINAL_WORDS) + r"|\d{1,3}(?:st|nd|rd|th))\b", re.I)
 # An English ordinal names an edition when an edition word or a name follows it ("the ninth
 # Lanjiang International Marathon"); "the first step" and "the first Monday" do not.
@@ -111,7 +113,7 @@ def kind_of(period: str) -> str:
     """What a normalised period counts ("2025" a year, "Q3" a quarter, "line 3" a line)."""
     if period.isdigit():
         return "year"
-    return "quarter" if period.startswith("Q") else period.split()[0]
+    return "quarter" if period.startswith("Q") else period.split(maxsplit=1)[0]
 
 
 def _statements(text: str, pattern: re.Pattern[str]) -> list[str]:

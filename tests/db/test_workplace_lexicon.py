@@ -173,4 +173,5 @@ def test_a_name_no_dictionary_lists_crosses_by_its_pinyin(
         assert back["澜庭"] == ["lanting"]
     hits = search(pool, "names", "When is Songtao Academy open?", embedder=embedder, k=2,
                   fusion="keyword", translator=Translator())
-    assert hits and "松涛" in hits[0].text
+    assert hits
+    assert "松涛" in hits[0].text

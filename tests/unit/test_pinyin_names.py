@@ -43,5 +43,7 @@ def test_a_spelling_finds_the_texts_words_that_read_so(sounds: Spellings) -> Non
     assert sounds.find("songtao", texts, most=1) == ["松涛"]
     assert sounds.find("Meilin", texts) == []
     found = sounds.pattern("songtao")
-    assert found is not None and found.startswith("[") and "松" in found
+    assert found is not None
+    assert found.startswith("[")
+    assert "松" in found
     assert sounds.pattern("Brixton") is None

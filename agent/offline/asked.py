@@ -114,19 +114,22 @@ def holds_meaning(sentence: str) -> bool:
 
 
 # A count of a unit per period ("two days a week", "每周 2 天", "5 天/月") is a rate: it
-# answers "how many days a week", not "how long is probation" (a duration of its own).
+# answers "how many days a week", not "how long is probation" (a duration of its own). A
+# count asked as a count ("病假有多少天") is answered by a yearly allowance all the same.
 _PERIOD = r"(?:day|week|month|year|quarter|天|日|周|星期|月|年|季度)"
 _RATE_AFTER = re.compile(rf"^\s*(?:(?:a|an|per|each|every)\s+{_PERIOD}|/\s*{_PERIOD})", re.I)
 _RATE_BEFORE = re.compile(rf"(?:每个?|一个?){_PERIOD}[^，,。；;]{{0,8}}$")
 _ASKS_RATE = re.compile(rf"(?:\b(?:a|an|per|each|every)\s+{_PERIOD}\b|每个?{_PERIOD}|"
                         rf"一个?{_PERIOD}(?:能|可以|可|最多|有)|"
                         rf"\bweekly\b|\bmonthly\b|\byearly\b|\bannually\b)", re.I)
+_ASKS_DURATION = re.compile(r"(多久|多长时间|多长|\bhow long\b|\bduration\b)", re.I)
 
 
 def holds_value(value: re.Pattern[str], sentence: str, question: str) -> bool:
-    """Whether ``sentence`` holds the value ``value`` matches, a count per period counting
-    only when ``question`` asks for one ("每周几天" yes, "试用期多久" no)."""
-    rate_asked = bool(_ASKS_RATE.search(question))
+    """Whether ``sentence`` holds the value ``value`` matches, a count per period not
+    counting when ``question`` asks how long something lasts unless it asks for a rate
+    ("每周几天" yes, "试用期多久" no, "病假有多少天" yes)."""
+    rate_asked = bool(_ASKS_RATE.search(question)) or not _ASKS_DURATION.search(question)
     for m in value.finditer(sentence):
         rate = (_RATE_AFTER.match(sentence[m.end():])
                 or _RATE_BEFORE.search(sentence[:m.start()]))

@@ -143,6 +143,11 @@ def test_a_count_per_week_does_not_answer_how_long_something_lasts() -> None:
     assert holds_value(rate, "Graduates spend up to three days a week on their home team.", asked)
     zh = "轮岗一次多长时间？"
     assert not holds_value(asked_value(zh) or rate, "每周最多 3 天在本组", zh)
+    # A count asked as a count is answered by a yearly allowance: not a duration question.
+    days = "调休假有几天？"
+    allowance = asked_value(days)
+    assert allowance is not None
+    assert holds_value(allowance, "每年可享受五天调休假。", days)
 
 
 def test_how_long_is_answered_by_the_duration_not_the_weekly_count() -> None:

@@ -17,7 +17,12 @@ from agent.offline.compare import comparison_lead
 from agent.offline.disagree import disagreement
 from agent.offline.layout import rendered_rows
 from agent.offline.lists import complete_lists, with_antecedents
-from agent.offline.parts import asks_which_document, question_parts, title_answer
+from agent.offline.parts import (
+    asks_which_document,
+    member_parts,
+    question_parts,
+    title_answer,
+)
 from agent.offline.ranking import (
     Candidate,
     flagged_outranks,
@@ -45,6 +50,8 @@ _THANKS = re.compile(r"(thank|thx|cheers|谢|感谢)", re.I)
 MAX_SENTENCES = 3
 # How far down a part's ranking a sentence holding the asked value is preferred.
 PART_VALUE_WITHIN = 5
+# How far down a member part's ranking a sentence from a document not yet quoted is taken.
+MEMBER_WITHIN = 10
 MAX_CHARS = 500
 
 
@@ -136,6 +143,9 @@ def _answer_parts(inp: GenerateInput, all_terms: list[str]) -> list[Sentence]:
     """A question in parts: each part's best sentence (or, for "which document", its title),
     in the order asked, then the chain's lead if any; ``[]`` for a question in one part."""
     parts = question_parts(inp["question"])
+    # Two members of a series ("2025年和2026年") are reported by near-duplicate documents:
+    # each member's answer comes from a document of its own, not the other's.
+    apart = bool(parts) and parts == member_parts(inp["question"])
     lang = inp["understanding"]["language"]
     out: list[Sentence] = []
     quoted: list[Candidate] = []
@@ -144,6 +154,9 @@ def _answer_parts(inp: GenerateInput, all_terms: list[str]) -> list[Sentence]:
                                    content_terms(part), all_terms)
         said = {norm(c[2]) for c in quoted}
         fresh = [c for c in ranked if norm(c[2]) not in said]
+        used = {c[1] for c in quoted}
+        if apart and any(c[1] not in used for c in fresh[:MEMBER_WITHIN]):
+            fresh = [c for c in fresh if c[1] not in used]
         if not fresh:
             continue
         # A part that asks for a value ("占多少") is answered by a near-top sentence that

@@ -100,3 +100,36 @@ def test_each_clause_of_a_joined_question_is_answered() -> None:
                         "attempt": 0, "rejected": []})
     assert "CNY 900" in draft["text"], draft["text"]
     assert "finance director" in draft["text"], draft["text"]
+
+
+def test_two_members_of_a_series_are_two_parts() -> None:
+    assert question_parts("2023年和2024年的滨湖读书月，哪一届的参展书目更多？两届各有多少种？") == [
+        "2023年的滨湖读书月，哪一届的参展书目更多？两届各有多少种？",
+        "2024年的滨湖读书月，哪一届的参展书目更多？两届各有多少种？"]
+    assert question_parts("第三届和第四届港城龙舟赛分别有多少支队伍？") == [
+        "第三届港城龙舟赛有多少支队伍？", "第四届港城龙舟赛有多少支队伍？"]
+    assert question_parts("Which sold more tickets, the 2023 or the 2024 Harbor Jazz Night?") == [
+        "Which sold more tickets, the 2023 Harbor Jazz Night?",
+        "Which sold more tickets, the 2024 Harbor Jazz Night?"]
+    # Two members of different shapes, or nothing asked of each, are one question.
+    assert question_parts("2024年和第三届有什么关系？") == []
+    assert question_parts("2023年和2024年的营收合计多少？") == []
+
+
+def test_each_member_is_answered_from_its_own_report() -> None:
+    # Two near-duplicate reports: the first ranks first for both years on its words alone.
+    q = "2023年和2024年的滨湖灯会，哪一届的主塔更高？两届主塔各高多少米？"
+    u = E.understand({"question": q, "history": []})
+    passages = [
+        _doc("fair-2023", "第五届滨湖灯会闭幕", "2023年滨湖灯会闭幕。滨湖灯会主塔高16米，"
+             "由滨湖灯彩社制作。下一届灯会的日期将另行公布。"),
+        _doc("fair-2024", "第六届滨湖灯会开幕", "2024年滨湖灯会开幕。本届主塔高20米。"
+             "市民可免费入场。"),
+    ]
+    draft = E.generate({"question": q, "understanding": u, "route": "multi_retrieval",
+                        "queries": [u["query"]], "attempt": 0, "rejected": [],
+                        "passages": passages})
+    assert not draft["refused"]
+    assert [s["cites"] for s in draft["sentences"]][:2] == [[1], [2]], draft["text"]
+    assert "16米" in draft["sentences"][0]["text"]
+    assert "20米" in draft["sentences"][1]["text"]

@@ -162,6 +162,10 @@ def _answer_parts(inp: GenerateInput, all_terms: list[str]) -> list[Sentence]:
         # A part that asks for a value ("占多少") is answered by a near-top sentence that
         # holds one, not by one that only repeats its words.
         value = value_pattern(part)
+        if value is None and apart and quoted:
+            # Both members are asked the same thing, so their values share a unit: after
+            # "12月单月交付1.15万辆" the other month's answer holds "…万辆" too.
+            value = _same_unit(quoted[0][2], part)
         holding = [c for c in fresh[:PART_VALUE_WITHIN] if value and value.search(c[2])]
         best = holding[0] if holding else fresh[0]
         quoted.append(best)
@@ -173,6 +177,18 @@ def _answer_parts(inp: GenerateInput, all_terms: list[str]) -> list[Sentence]:
         return []  # a part without a sentence of its own: answer the question as a whole
     said = {norm(x["text"]) for x in out}
     return out + [x for x in _leads(inp) if norm(x["text"]) not in said]
+
+
+_UNIT = re.compile(r"\d[\d.,]*\s*([万亿千百]?[\u4e00-\u9fff%％])")
+
+
+def _same_unit(answer: str, part: str) -> re.Pattern[str] | None:
+    """A pattern for a number in the units of the first member's ``answer`` that the ``part``
+    itself does not use (its "2026年6月" names the member, not the value)."""
+    units = set(_UNIT.findall(answer)) - set(_UNIT.findall(part))
+    if not units:
+        return None
+    return re.compile(r"\d[\d.,]*\s*(?:" + "|".join(map(re.escape, sorted(units))) + ")")
 
 
 def _supported(inp: GenerateInput, terms: list[str]) -> bool:

@@ -133,3 +133,21 @@ def test_each_member_is_answered_from_its_own_report() -> None:
     assert [s["cites"] for s in draft["sentences"]][:2] == [[1], [2]], draft["text"]
     assert "16米" in draft["sentences"][0]["text"]
     assert "20米" in draft["sentences"][1]["text"]
+
+
+def test_the_second_member_is_answered_in_the_first_members_unit() -> None:
+    # "多少" names no unit; the March answer's "万件" tells the June sentence from the one
+    # about June's couriers.
+    q = "青禾快递2024年3月和2025年6月的单月包裹量分别是多少？"
+    u = E.understand({"question": q, "history": []})
+    passages = [
+        _doc("parcels-2024", "青禾快递一季度包裹量", "青禾快递4月公布2024年一季度数据。"
+             "其中3月单月包裹量达86万件，创历史新高。"),
+        _doc("parcels-2025", "青禾快递上半年包裹量",
+             "2025年上半年，截至6月底，青禾快递的快递员增至约900名。其中6月处理92万件。"),
+    ]
+    draft = E.generate({"question": q, "understanding": u, "route": "multi_retrieval",
+                        "queries": [u["query"]], "attempt": 0, "rejected": [],
+                        "passages": passages})
+    assert "86万件" in draft["sentences"][0]["text"], draft["text"]
+    assert "92万件" in draft["sentences"][1]["text"], draft["text"]

@@ -16,7 +16,7 @@ from store.tokenize import chinese_names, chinese_organisations, chinese_people
 
 # Chinese: 几/多少 + measure word ("几天", "多少个人", "多少钱").
 _ZH_MEASURE = re.compile(r"(?:几|多少)个?(天|年|个月|月|周|次|人|元|块|页|台|张|条|份|家|小时|分钟|"
-                         r"倍|岁|钱)")
+                         r"倍|岁|钱|公里|米|辆)")
 # English: "how many <noun>", "how long" (a duration), "how much" (an amount).
 _EN_MANY = re.compile(r"\bhow many\s+([a-z]+)", re.I)
 _EN_LONG = re.compile(r"\bhow long\b", re.I)

@@ -17,7 +17,12 @@ from agent.offline.compare import comparison_lead
 from agent.offline.disagree import disagreement
 from agent.offline.layout import rendered_rows
 from agent.offline.lists import complete_lists, with_antecedents
-from agent.offline.parts import asks_which_document, question_parts, title_answer
+from agent.offline.parts import (
+    asks_which_document,
+    member_parts,
+    question_parts,
+    title_answer,
+)
 from agent.offline.ranking import (
     Candidate,
     flagged_outranks,
@@ -45,6 +50,8 @@ _THANKS = re.compile(r"(thank|thx|cheers|谢|感谢)", re.I)
 MAX_SENTENCES = 3
 # How far down a part's ranking a sentence holding the asked value is preferred.
 PART_VALUE_WITHIN = 5
+# How far down a member part's ranking a sentence from a document not yet quoted is taken.
+MEMBER_WITHIN = 10
 MAX_CHARS = 500
 
 
@@ -136,6 +143,9 @@ def _answer_parts(inp: GenerateInput, all_terms: list[str]) -> list[Sentence]:
     """A question in parts: each part's best sentence (or, for "which document", its title),
     in the order asked, then the chain's lead if any; ``[]`` for a question in one part."""
     parts = question_parts(inp["question"])
+    # Two members of a series ("2025年和2026年") are reported by near-duplicate documents:
+    # each member's answer comes from a document of its own, not the other's.
+    apart = bool(parts) and parts == member_parts(inp["question"])
     lang = inp["understanding"]["language"]
     out: list[Sentence] = []
     quoted: list[Candidate] = []
@@ -144,11 +154,18 @@ def _answer_parts(inp: GenerateInput, all_terms: list[str]) -> list[Sentence]:
                                    content_terms(part), all_terms)
         said = {norm(c[2]) for c in quoted}
         fresh = [c for c in ranked if norm(c[2]) not in said]
+        used = {c[1] for c in quoted}
+        if apart and any(c[1] not in used for c in fresh[:MEMBER_WITHIN]):
+            fresh = [c for c in fresh if c[1] not in used]
         if not fresh:
             continue
         # A part that asks for a value ("占多少") is answered by a near-top sentence that
         # holds one, not by one that only repeats its words.
         value = value_pattern(part)
+        if value is None and apart and quoted:
+            # Both members are asked the same thing, so their values share a unit: after
+            # "12月单月交付1.15万辆" the other month's answer holds "…万辆" too.
+            value = _same_unit(quoted[0][2], part)
         holding = [c for c in fresh[:PART_VALUE_WITHIN] if value and value.search(c[2])]
         best = holding[0] if holding else fresh[0]
         quoted.append(best)
@@ -160,6 +177,18 @@ def _answer_parts(inp: GenerateInput, all_terms: list[str]) -> list[Sentence]:
         return []  # a part without a sentence of its own: answer the question as a whole
     said = {norm(x["text"]) for x in out}
     return out + [x for x in _leads(inp) if norm(x["text"]) not in said]
+
+
+_UNIT = re.compile(r"\d[\d.,]*\s*([万亿千百]?[\u4e00-\u9fff%％])")
+
+
+def _same_unit(answer: str, part: str) -> re.Pattern[str] | None:
+    """A pattern for a number in the units of the first member's ``answer`` that the ``part``
+    itself does not use (its "2026年6月" names the member, not the value)."""
+    units = set(_UNIT.findall(answer)) - set(_UNIT.findall(part))
+    if not units:
+        return None
+    return re.compile(r"\d[\d.,]*\s*(?:" + "|".join(map(re.escape, sorted(units))) + ")")
 
 
 def _supported(inp: GenerateInput, terms: list[str]) -> bool:

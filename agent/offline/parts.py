@@ -58,12 +58,43 @@ def question_parts(question: str) -> list[str]:
     """The parts of a question that asks two or more things ("…占多少？…怎么处理？",
     "How much is X, and can I Y?"), each with enough words of its own, or one thing of each
     of two named items ("A和B分别…"); ``[]`` for a question in one part."""
+    members = member_parts(question)
+    if members:
+        return members
     parts = [p.strip() for p in _PART_END.split(question.strip()) if p.strip()]
     if len(parts) < 2:
         parts = [c for p in parts for c in _clauses(p)]
     if len(parts) < 2 or any(len(content_terms(p)) < MIN_PART_TERMS for p in parts):
         return respective_parts(question)
     return parts
+
+
+# Two periods or editions of one series, side by side: "2025年和2026年", "2025年12月和2026年6月",
+# "第八届和第九届", "一期和二期", "the 2025 or the 2026". Both members have the same shape.
+_NUM = "[0-9一二两三四五六七八九十百]"
+_MEMBER = (rf"(?:(?<![0-9.])(?:19|20)\d\d\s*年(?:\s*\d{{1,2}}\s*月)?|第\s*{_NUM}{{1,4}}\s*[届期季]|"
+           rf"(?<!{_NUM}){_NUM}{{1,3}}\s*期|(?<![0-9.])(?:19|20)\d\d(?![0-9]))")
+_MEMBER_PAIR = re.compile(rf"(?P<a>{_MEMBER})(?P<join>\s*(?:和|与|及|跟|还是|或者?|、)\s*|"
+                          rf"\s+(?:and|or)\s+(?:the\s+)?)(?P<b>{_MEMBER})", re.I)
+# The question asks something of each member: each one's value, or which one is more.
+_EACH_WORD = re.compile(r"分别|各自|\s*,?\s*\brespectively\b", re.I)
+_OF_EACH = re.compile(r"分别|各|哪|还是|更|\b(?:respectively|each|which|both)\b", re.I)
+
+
+def member_parts(question: str) -> list[str]:
+    """"2025年和2026年的花灯节，哪一届的主灯组更高？" → the question asked of 2025年 and the
+    one asked of 2026年, in that order; ``[]`` unless two members of one shape (years,
+    months, editions, phases) are joined and the question asks of each or compares them.
+    Each part keeps one member, so the period fit of ``agent.offline.ranking`` picks that
+    member's own sentence rather than its near-duplicate."""
+    m = _MEMBER_PAIR.search(question)
+    if m is None or not _OF_EACH.search(question[:m.start()] + question[m.end():]):
+        return []
+    if re.sub(_NUM, "", m["a"]).strip() != re.sub(_NUM, "", m["b"]).strip():
+        return []
+    first = question[:m.start("join")] + question[m.end("b"):]
+    second = question[:m.start("a")] + question[m.start("b"):]
+    return [_EACH_WORD.sub("", p).strip() for p in (first, second)]
 
 
 # "A和B分别…", "A and B respectively": one question asked of each of two items.

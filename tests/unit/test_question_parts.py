@@ -102,16 +102,49 @@ def test_each_clause_of_a_joined_question_is_answered() -> None:
     assert "finance director" in draft["text"], draft["text"]
 
 
+def test_two_members_of_a_series_are_two_parts() -> None:
+    assert question_parts("2023年和2024年的滨湖读书月，哪一届的参展书目更多？两届各有多少种？") == [
+        "2023年的滨湖读书月，哪一届的参展书目更多？两届各有多少种？",
+        "2024年的滨湖读书月，哪一届的参展书目更多？两届各有多少种？"]
+    assert question_parts("第三届和第四届港城龙舟赛分别有多少支队伍？") == [
+        "第三届港城龙舟赛有多少支队伍？", "第四届港城龙舟赛有多少支队伍？"]
+    assert question_parts("Which sold more tickets, the 2023 or the 2024 Harbor Jazz Night?") == [
+        "Which sold more tickets, the 2023 Harbor Jazz Night?",
+        "Which sold more tickets, the 2024 Harbor Jazz Night?"]
+    # Two members of different shapes, or nothing asked of each, are one question.
+    assert question_parts("2024年和第三届有什么关系？") == []
+    assert question_parts("2023年和2024年的营收合计多少？") == []
+
+
+def test_each_member_is_answered_from_its_own_report() -> None:
+    # Two near-duplicate reports: the first ranks first for both years on its words alone.
+    q = "2023年和2024年的滨湖灯会，哪一届的主塔更高？两届主塔各高多少米？"
+    u = E.understand({"question": q, "history": []})
+    passages = [
+        _doc("fair-2023", "第五届滨湖灯会闭幕", "2023年滨湖灯会闭幕。滨湖灯会主塔高16米，"
+             "由滨湖灯彩社制作。下一届灯会的日期将另行公布。"),
+        _doc("fair-2024", "第六届滨湖灯会开幕", "2024年滨湖灯会开幕。本届主塔高20米。"
+             "市民可免费入场。"),
+    ]
+    draft = E.generate({"question": q, "understanding": u, "route": "multi_retrieval",
+                        "queries": [u["query"]], "attempt": 0, "rejected": [],
+                        "passages": passages})
+    assert not draft["refused"]
+    assert [s["cites"] for s in draft["sentences"]][:2] == [[1], [2]], draft["text"]
+    assert "16米" in draft["sentences"][0]["text"]
+    assert "20米" in draft["sentences"][1]["text"]
+
+
 def test_the_second_member_is_answered_in_the_first_members_unit() -> None:
     # "多少" names no unit; the March answer's "万件" tells the June sentence from the one
-    # about June's staff.
+    # about June's couriers.
     q = "青禾快递2024年3月和2025年6月的单月包裹量分别是多少？"
     u = E.understand({"question": q, "history": []})
     passages = [
-        _doc("parcels-2024", "青禾快递一季度包裹量", "青禾快递4月公布一季度数据。"
+        _doc("parcels-2024", "青禾快递一季度包裹量", "青禾快递4月公布2024年一季度数据。"
              "其中3月单月包裹量达86万件，创历史新高。"),
-        _doc("parcels-2025", "青禾快递上半年包裹量", "截至6月底，青禾快递的单月快递员增至约900名。"
-             "其中6月处理92万件。"),
+        _doc("parcels-2025", "青禾快递上半年包裹量",
+             "2025年上半年，截至6月底，青禾快递的快递员增至约900名。其中6月处理92万件。"),
     ]
     draft = E.generate({"question": q, "understanding": u, "route": "multi_retrieval",
                         "queries": [u["query"]], "attempt": 0, "rejected": [],

@@ -64,6 +64,25 @@ def samples_agent(admin_url: str, template: str, embedder: Any, kb: str,
             agent.close()
 
 
+@contextlib.contextmanager
+def files_agent(pool: ConnectionPool, embedder: Any, folder: Path, kb: str,
+                files: dict[str, str]) -> Iterator[Any]:
+    """The real agent over KB ``kb`` holding ``files`` (name -> text), written to ``folder``
+    and ingested; every file must ingest."""
+    from agent.api import build_agent
+    from store.ingest import ingest_paths
+
+    for name, text in files.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    report = ingest_paths(pool, kb, [folder], embedder=embedder)
+    assert report.failed == 0, report.errors
+    agent = build_agent(pool, embedder)
+    try:
+        yield agent
+    finally:
+        agent.close()
+
+
 def keyword_lines(conn: Any, kb: Any, key: str, texts: list[str], embedder: Any, *,
                   seed: int = 0) -> None:
     """Document ``key`` of ``kb`` (public) with one chunk per text, its keyword index as

@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 from psycopg_pool import ConnectionPool
 
-from agent.api import Agent, Question, build_agent
+from agent.api import Agent, Question
 from store.cedict import load_cedict
 from store.embedder import Embedder
-from store.ingest import ingest_paths
 from store.tokenize import query_terms
 from store.typed_words import corrections
+from tests.databases import files_agent
 
 pytestmark = pytest.mark.db
 
@@ -58,16 +58,10 @@ Staff who have completed probation may work remotely on up to two days a week.
 
 @pytest.fixture
 def agent(pool: ConnectionPool, embedder: Embedder, tmp_path: Path) -> Iterator[Agent]:
-    for name, text in (("claims.md", CLAIMS), ("canteen.md", CANTEEN),
-                       ("postmortem.md", POSTMORTEM), ("remote.md", REMOTE)):
-        (tmp_path / name).write_text(text, encoding="utf-8")
-    report = ingest_paths(pool, KB, [tmp_path], embedder=embedder)
-    assert report.failed == 0, report.errors
-    a = build_agent(pool, embedder)
-    try:
+    files = {"claims.md": CLAIMS, "canteen.md": CANTEEN, "postmortem.md": POSTMORTEM,
+             "remote.md": REMOTE}
+    with files_agent(pool, embedder, tmp_path, KB, files) as a:
         yield a
-    finally:
-        a.close()
 
 
 def _corrections(pool: ConnectionPool, query: str) -> dict[str, list[str]]:

@@ -12,14 +12,13 @@ from typing import Any
 import pytest
 from psycopg_pool import ConnectionPool
 
-from agent.api import Agent, Question, build_agent
+from agent.api import Agent, Question
 from store.crosslang import Translator
 from store.embedder import Embedder
-from store.ingest import ingest_paths
 from store.kb import get_or_create_kb
 from store.search import search
 from store.tokenize import query_terms
-from tests.databases import keyword_lines
+from tests.databases import files_agent, keyword_lines
 
 pytestmark = pytest.mark.db
 
@@ -126,16 +125,10 @@ Book hotels through the travel portal; receipts go with the expense claim.
 
 @pytest.fixture
 def agent(pool: ConnectionPool, embedder: Embedder, tmp_path: Path) -> Iterator[Agent]:
-    for name, text in (("change.md", CHANGE_RULES), ("remote.md", REMOTE_FAQ),
-                       ("leave.md", LEAVE_RULES), ("travel.md", TRAVEL_NOTE)):
-        (tmp_path / name).write_text(text, encoding="utf-8")
-    report = ingest_paths(pool, "office", [tmp_path], embedder=embedder)
-    assert report.failed == 0, report.errors
-    a = build_agent(pool, embedder)
-    try:
+    files = {"change.md": CHANGE_RULES, "remote.md": REMOTE_FAQ, "leave.md": LEAVE_RULES,
+             "travel.md": TRAVEL_NOTE}
+    with files_agent(pool, embedder, tmp_path, "office", files) as a:
         yield a
-    finally:
-        a.close()
 
 
 def test_an_english_question_is_answered_from_the_chinese_rule_through_the_lexicon(

@@ -202,7 +202,8 @@ def missing_constraint(question: str, passages: list[Passage],
         return None
     texts = [said_by(p) for p in passages]
     for check in (_missing_year, _missing_designation, _missing_member, _missing_code,
-                  _missing_measure, _missing_name, _missing_modifier, _missing_count):
+                  _missing_measure, _missing_name, _missing_modifier, _missing_count,
+                  _missing_detail):
         missing = check(question, texts, alternatives)
         if missing is not None:
             return missing
@@ -396,3 +397,78 @@ def _missing_count(question: str, texts: list[str], alternatives: Alternatives |
     if not holding or any(_NUMBER.search(s) for s in holding):
         return None
     return f"{thing}的数量" if has_cjk(question) else f"the number of {thing}"
+
+
+# The value of a measured noun asked in Chinese: "出血量是多少", "医疗费具体是多少钱",
+# "获得了多少奖金". The noun is the last word before "(具体)是/为/有多少" or the word right
+# after "多少", when it ends in a morpheme of measure (量 数 额 率 费 价 值 金 尺寸 时长 …) or,
+# before "是多少", is any noun ("空腹血糖是多少").
+_ZH_ASKED_BEFORE = re.compile(r"([\u4e00-\u9fff]+?)(?:具体|到底|究竟|一共|总共|共|大概|大约)?"
+                              r"(是|为|有)?多少")
+_ZH_ASKED_AFTER = re.compile(r"多少([\u4e00-\u9fff]{2,4})")
+_MEASURE_END = re.compile(r"(?:量|数|额|率|费|价|值|金|尺寸|时长|面积|重量|高度|长度|距离|"
+                          r"温度|速度|功率|成本|收入|利润|开支|支出|耗时)$")
+# Counts of a thing ("员工总数", "观众人数"): documents write the number with the thing and a
+# classifier ("入场观众4.1万人"), seldom the count noun itself; the thing is what to look for.
+_COUNT_NOUNS = ("总人数", "人数", "总数", "数量", "次数", "个数", "人次", "数目")
+# Clauses: a value is beside its noun in the same clause ("电池容量5000毫安时"), not in a list
+# of claimed items ("赔偿原告医疗费、误工费……等各项损失共计183600元": 医疗费 has none).
+_CLAUSES = re.compile(r"[，,、；;。！？!?\n]+")
+_UNITS = frozenset("钱元块天年月周次人个岁倍")
+
+
+def asked_measure(question: str) -> str | None:
+    """The measured noun a Chinese ``question`` asks the value of ("陈某的术中出血量是多少"
+    -> "出血量", "员工总数是多少" -> "员工总数"), or ``None``."""
+    q = normalize(question).replace(" ", "")
+    found: list[str] = []
+    for m in _ZH_ASKED_BEFORE.finditer(q):
+        words = [w for w in tokens(m.group(1), precise=True) if has_cjk(w)]
+        while words and words[-1] in ("的", "是", "为", "有", "了"):
+            words.pop()
+        if not words:
+            continue
+        head = words[-1]
+        if len(head) == 1 and len(words) > 1:
+            head = words[-2] + head
+        if len(head) < 2:
+            continue
+        if _MEASURE_END.search(head) or (m.group(2) == "是" and head in chinese_nouns(q)):
+            if head in _COUNT_NOUNS and len(words) > 1:
+                head = words[-2] + head  # "员工" + "总数": the count of a thing
+            found.append(head)
+    for m in _ZH_ASKED_AFTER.finditer(q):
+        words = [w for w in tokens(m.group(1), precise=True) if has_cjk(w)]
+        if words and len(words[0]) >= 2 and words[0][0] not in _UNITS \
+                and _MEASURE_END.search(words[0]):
+            found.append(words[0])
+    return found[0] if found else None
+
+
+def _missing_detail(question: str, texts: list[str], alternatives: Alternatives | None
+                    ) -> str | None:
+    """A measured value the pool does not give: the asked noun no passage holds, itself or
+    translated ("星河X2的屏幕尺寸是多少英寸" beside a phone review of its battery and
+    camera), or holds only without a number in its clause (a claim listing 医疗费 among
+    items, the sum given only for all). A count noun is read as its thing ("员工总数" as
+    员工): "共有员工1200人" gives it without the word 总数."""
+    asked = asked_measure(question)
+    if asked is None:
+        return None
+    thing = asked
+    for c in _COUNT_NOUNS:
+        if asked.endswith(c) and len(asked) > len(c):
+            thing = asked[: -len(c)]
+            break
+    chinese = [normalize(t).replace(" ", "") for t in texts if language_of(t) == "zh"]
+    if not chinese:
+        return None
+    clauses = [_ITEM.sub("", c) for t in chinese for c in _CLAUSES.split(t) if thing in c]
+    if any(_NUMBER.search(c) for c in clauses):
+        return None
+    if not clauses and (alternatives or {}).get(thing) and _held_anywhere(
+            thing, [t for t in texts if language_of(t) != "zh"], alternatives):
+        return None
+    # Named but given no value: say which value ("医疗费的具体数值"), not that the noun is
+    # absent, which the cited sentence would contradict.
+    return f"{asked}的具体数值" if clauses else asked

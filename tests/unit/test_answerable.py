@@ -385,3 +385,29 @@ def test_an_english_modifier_is_held_through_its_translation_a_chinese_one_is_no
     # 健身 glossed "to work out": the gloss's words are no evidence of a gym allowance.
     perks = [passage(3, "员工享有交通补贴和餐费补贴。"), passage(4, "Work out your leave balance.")]
     assert missing_constraint("有健身补贴吗？", perks, {"健身": ["work", "out"]}) == "健身"
+
+
+def test_a_measured_detail_the_pool_does_not_give_is_the_missing_constraint() -> None:
+    from agent.offline.answerable import asked_measure, missing_constraint
+    record = [passage(1, "手术记录：患者王建国行腹腔镜胆囊切除术，手术顺利，术后第三天出院。"
+                         "原告主张赔偿交通费、住宿费、误工费等各项损失共计5.2万元。"
+                         "术后复查血压偏高，嘱低盐饮食。", title="出院小结")]
+    # Asked measures, read by language: a noun ending in a measure morpheme, the noun
+    # before "是多少", the noun after "多少"; a count noun read as its thing.
+    assert asked_measure("王建国的术中输液量是多少？") == "输液量"
+    assert asked_measure("王建国出院时的血压是多少？") == "血压"
+    assert asked_measure("公司年底的员工总数是多少？") == "员工总数"
+    assert asked_measure("冠军拿到了多少奖金？") == "奖金"
+    assert asked_measure("王建国每天吃多少片药？") is None
+    # The noun held nowhere: the value is missing.
+    assert missing_constraint("王建国的术中输液量是多少？", record) == "输液量"
+    # Held only in a list of claimed items, the sum given for all: no value of its own.
+    assert missing_constraint("王建国的住宿费具体是多少钱？", record) == "住宿费的具体数值"
+    # Held without any number beside it.
+    assert missing_constraint("王建国出院时的血压是多少？", record) == "血压的具体数值"
+    # Held with its value: answered.
+    report = [passage(2, "该机电池容量4800毫安时，售价2599元。公司共有员工860人，"
+                         "入场观众达4.1万人。")]
+    assert missing_constraint("这款手机的电池容量是多少？", report) is None
+    assert missing_constraint("公司的员工总数是多少？", report) is None
+    assert missing_constraint("决赛入场观众人数是多少？", report) is None

@@ -411,3 +411,16 @@ def test_a_measured_detail_the_pool_does_not_give_is_the_missing_constraint() ->
     assert missing_constraint("这款手机的电池容量是多少？", report) is None
     assert missing_constraint("公司的员工总数是多少？", report) is None
     assert missing_constraint("决赛入场观众人数是多少？", report) is None
+
+
+def test_a_measure_asked_over_a_passage_in_the_other_language_is_left_to_that_passage() -> None:
+    from agent.offline.answerable import missing_constraint
+    canteen = passage(1, "食堂每天中午十一点半开放。")
+    meals = passage(2, "Meal allowance on business trips: CNY 120 per day, receipts not needed.",
+                    title="Travel policy")
+    # "餐补标准" is no word of the Chinese passage, and the dictionary need not offer the
+    # English passage's "allowance": the number there may be the value asked.
+    assert missing_constraint("出差餐补标准是多少？", [canteen, meals]) is None
+    # With no number in the other language's passages, the value is missing still.
+    notes = passage(3, "Keep your receipts for all travel expenses.", title="Travel tips")
+    assert missing_constraint("出差餐补标准是多少？", [canteen, notes]) is not None

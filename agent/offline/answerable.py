@@ -433,9 +433,16 @@ def asked_measure(question: str) -> str | None:
             head = words[-2] + head
         if len(head) < 2:
             continue
-        if _MEASURE_END.search(head) or (m.group(2) == "是" and head in chinese_nouns(q)):
+        nouns = chinese_nouns(q)
+        if _MEASURE_END.search(head):
             if head in _COUNT_NOUNS and len(words) > 1:
                 head = words[-2] + head  # "员工" + "总数": the count of a thing
+            found.append(head)
+        elif m.group(2) == "是" and head in nouns:
+            # A plain noun names its measure with the noun before it: "住宿标准", not any
+            # "标准" (a passage's "报销标准按政策执行" is no hotel limit).
+            if len(words) > 1 and len(words[-2]) >= 2 and words[-2] in nouns:
+                head = words[-2] + head
             found.append(head)
     for m in _ZH_ASKED_AFTER.finditer(q):
         words = [w for w in tokens(m.group(1), precise=True) if has_cjk(w)]

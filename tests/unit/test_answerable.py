@@ -424,3 +424,14 @@ def test_a_measure_asked_over_a_passage_in_the_other_language_is_left_to_that_pa
     # With no number in the other language's passages, the value is missing still.
     notes = passage(3, "Keep your receipts for all travel expenses.", title="Travel tips")
     assert missing_constraint("出差餐补标准是多少？", [canteen, notes]) is not None
+
+
+def test_a_plain_noun_asked_by_value_is_read_with_the_noun_before_it() -> None:
+    from agent.offline.answerable import asked_measure, missing_constraint
+    # "标准" alone is no measure; "住宿标准" is the one asked.
+    assert asked_measure("那出差住宿标准是多少？") == "住宿标准"
+    assert asked_measure("病人的血压是多少？") == "血压"
+    # A passage's other "标准" (no number) does not show the hotel limit missing.
+    rules = passage(1, "报销标准按公司制度执行，住宿发票需注明入住日期。")
+    hotel = passage(2, "Hotel limit: CNY 600 per night in tier-2 cities.", title="Travel policy")
+    assert missing_constraint("那出差住宿标准是多少？", [rules, hotel]) is None

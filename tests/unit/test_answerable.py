@@ -420,10 +420,14 @@ def test_a_measure_asked_over_a_passage_in_the_other_language_is_left_to_that_pa
                     title="Travel policy")
     # "餐补标准" is no word of the Chinese passage, and the dictionary need not offer the
     # English passage's "allowance": the number there may be the value asked.
-    assert missing_constraint("出差餐补标准是多少？", [canteen, meals]) is None
-    # With no number in the other language's passages, the value is missing still.
-    notes = passage(3, "Keep your receipts for all travel expenses.", title="Travel tips")
-    assert missing_constraint("出差餐补标准是多少？", [canteen, notes]) is not None
+    trips = {"出差": ["business", "trip"]}
+    assert missing_constraint("出差餐补标准是多少？", [canteen, meals], trips) is None
+    # With no number in the other language's passages, the value is missing still; and a
+    # number in a passage about something else (a year, a headcount) is not the value.
+    notes = passage(3, "Keep your receipts for all business trip expenses.", title="Tips")
+    assert missing_constraint("出差餐补标准是多少？", [canteen, notes], trips) is not None
+    report = passage(4, "In 2025 the company had 860 employees.", title="Annual report")
+    assert missing_constraint("出差餐补标准是多少？", [canteen, report], trips) is not None
 
 
 def test_a_plain_noun_asked_by_value_is_read_with_the_noun_before_it() -> None:
@@ -434,4 +438,5 @@ def test_a_plain_noun_asked_by_value_is_read_with_the_noun_before_it() -> None:
     # A passage's other "标准" (no number) does not show the hotel limit missing.
     rules = passage(1, "报销标准按公司制度执行，住宿发票需注明入住日期。")
     hotel = passage(2, "Hotel limit: CNY 600 per night in tier-2 cities.", title="Travel policy")
-    assert missing_constraint("那出差住宿标准是多少？", [rules, hotel]) is None
+    assert missing_constraint("那出差住宿标准是多少？", [rules, hotel],
+                              {"出差": ["travel"], "住宿": ["hotel"]}) is None

@@ -473,13 +473,15 @@ def _missing_detail(question: str, texts: list[str], alternatives: Alternatives 
     clauses = [_ITEM.sub("", c) for t in chinese for c in _CLAUSES.split(t) if thing in c]
     if any(_NUMBER.search(c) for c in clauses):
         return None
-    # A passage in the other language about what the question names ("出差", "住宿" translated)
-    # that gives a number may give the value under a word the dictionary does not offer for
-    # the asked noun ("住宿标准" over "Hotel limit: CNY 800 per night"). Only the question's
-    # Chinese words count as its subject there: a year or a number is in every report.
-    subject = [w for w in content_terms(question) if has_cjk(w) and w not in asked]
-    if not clauses and any(_NUMBER.search(t) and set(subject) & held_terms(t, subject, alternatives)
-                           for t in texts if language_of(t) != "zh"):
+    # A passage in the other language about what the question names (all its Chinese words
+    # but the asked noun, translated: "出差", "住宿") that gives a number may give the value
+    # under a word the dictionary does not offer for the asked noun ("住宿标准" over "Hotel
+    # limit: CNY 800 per night"). All of them: one word's sense ("手术" as "operations") is in
+    # any annual report; and no year or number, which every report has.
+    subject = {w for w in content_terms(question) if has_cjk(w) and w not in asked}
+    if not clauses and subject and any(
+            _NUMBER.search(t) and subject <= held_terms(t, sorted(subject), alternatives)
+            for t in texts if language_of(t) != "zh"):
         return None
     # Named but given no value: say which value ("医疗费的具体数值"), not that the noun is
     # absent, which the cited sentence would contradict.

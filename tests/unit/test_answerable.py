@@ -420,7 +420,7 @@ def test_a_measure_asked_over_a_passage_in_the_other_language_is_left_to_that_pa
                     title="Travel policy")
     # "餐补标准" is no word of the Chinese passage, and the dictionary need not offer the
     # English passage's "allowance": the number there may be the value asked.
-    trips = {"出差": ["business", "trip"]}
+    trips = {"出差": ["business", "trip"], "餐补": ["meal", "allowance"]}
     assert missing_constraint("出差餐补标准是多少？", [canteen, meals], trips) is None
     # With no number in the other language's passages, the value is missing still; and a
     # number in a passage about something else (a year, a headcount) is not the value.

@@ -344,13 +344,17 @@ def _adjacent(question: str, first: str, second: str, *, across_de: bool = True)
     return i >= 0 and q[i + len(first):].lstrip(" 的" if across_de else " ").startswith(second)
 
 
+# Classifiers that count things: units ("个", "名", "台") and containers ("瓶", "箱", "盒":
+# "卖出了多少瓶洗发水" counts the shampoo). Not "片" or "块", which also measure ("几片药" a
+# dose, "几块钱" money).
+_COUNTERS = "个条名位台家种项张首卷班趟对架道层只件所座批支辆瓶箱盒包袋桶罐套本部艘栋"
 # "多少个分片", "几个出入口", "多少条白色的垂直条纹", "how many shards": a count asked of a thing.
 # A measure word after the classifier ("几个月", "几个人") asks a measure, not a thing.
-_ZH_COUNT = re.compile(r"(?:多少|几)\s*[个条名位台家种项张首卷班趟对架道层只件所座批支辆]"
+_ZH_COUNT = re.compile(rf"(?:多少|几)\s*[{_COUNTERS}]"
                        r"(?![天年月周人次元块钱页岁倍]|小时|分钟)([^，。？！?!,;；]*)")
 _EN_COUNT = re.compile(r"\bhow many\s+([a-z][a-z-]*)", re.I)
 _ZH_ENDING = re.compile(r"(?:吗|呢|啊|呀|吧|了)+$")
-_CLASSIFIER = "个条名位台家种项次张首卷班趟对架道层只件所座批支辆"
+_CLASSIFIER = _COUNTERS + "次"
 # A number in a sentence: digits, a Chinese numeral before a measure word, a number word.
 _NUMBER = re.compile(rf"\d|[一二两三四五六七八九十百千万]+\s*[{_CLASSIFIER}]"
                      r"|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|"

@@ -440,3 +440,15 @@ def test_a_plain_noun_asked_by_value_is_read_with_the_noun_before_it() -> None:
     hotel = passage(2, "Hotel limit: CNY 600 per night in tier-2 cities.", title="Travel policy")
     assert missing_constraint("那出差住宿标准是多少？", [rules, hotel],
                               {"出差": ["travel"], "住宿": ["hotel"]}) is None
+
+
+def test_a_count_by_container_is_a_count_of_the_thing() -> None:
+    from agent.offline.answerable import counted, missing_constraint
+    assert counted("仓库里还剩多少箱矿泉水？") == "矿泉水"
+    assert counted("去年一共印了几本培训教材？") == "培训教材"
+    # "几片" and "几块" measure a dose or money, not a thing counted.
+    assert counted("每次吃几片布洛芬？") is None
+    stock = [passage(1, "仓库存放矿泉水和纸巾，由行政部每周盘点。")]
+    assert missing_constraint("仓库里还剩多少箱矿泉水？", stock) == "矿泉水的数量"
+    counted_stock = [passage(2, "截至周五，仓库存有矿泉水两百箱。")]
+    assert missing_constraint("仓库里还剩多少箱矿泉水？", counted_stock) is None

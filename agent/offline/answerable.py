@@ -362,6 +362,7 @@ _NUMBER = re.compile(rf"\d|[一二两三四五六七八九十百千万]+\s*[{_CL
 _CLAUSE_WORDS = frozenset(["以", "在", "为", "是", "有", "被", "把", "给", "让", "可以", "能",
                            "会", "需要", "要", "和", "与", "从", "到", "可"])
 _ITEM = re.compile(r"(?:^|(?<=\s))\d{1,2}(?:\.\s|、|\)\s|）)")
+_NOT_COUNTS = re.compile(r"第\s*[\d一二三四五六七八九十百千]+|\d+\s*[年月日号]|(?<![\d.])\d{1,2}\.(?!\d)")
 _SENTENCES = re.compile(r"[。！？；!?;\n]+|(?<=[a-z)])\.\s+")
 
 
@@ -395,10 +396,11 @@ def _missing_count(question: str, texts: list[str], alternatives: Alternatives |
     thing = counted(question)
     if thing is None or thing not in content_terms(question):
         return None
-    # A list item's own number ("1. 打开慢查询分析平台…") counts nothing.
+    # A list item's own number ("1. 打开慢查询分析平台…") counts nothing, nor does a date or
+    # an ordinal ("2024年10月购买了洗发水", "第3类商品").
     sentences = [_ITEM.sub("", s) for t in texts for s in _SENTENCES.split(t) if s.strip()]
     holding = [s for s in sentences if thing in held_terms(s, [thing], alternatives)]
-    if not holding or any(_NUMBER.search(s) for s in holding):
+    if not holding or any(_NUMBER.search(_NOT_COUNTS.sub("", s)) for s in holding):
         return None
     return f"{thing}的数量" if has_cjk(question) else f"the number of {thing}"
 

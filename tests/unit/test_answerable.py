@@ -452,3 +452,11 @@ def test_a_count_by_container_is_a_count_of_the_thing() -> None:
     assert missing_constraint("仓库里还剩多少箱矿泉水？", stock) == "矿泉水的数量"
     counted_stock = [passage(2, "截至周五，仓库存有矿泉水两百箱。")]
     assert missing_constraint("仓库里还剩多少箱矿泉水？", counted_stock) is None
+
+
+def test_a_date_or_an_ordinal_beside_the_thing_is_no_count_of_it() -> None:
+    from agent.offline.answerable import missing_constraint
+    bought = [passage(1, "2024年10月，员工在第3号仓库领取了矿泉水。1.领取时需登记工号。")]
+    assert missing_constraint("一共领取了多少箱矿泉水？", bought) == "矿泉水的数量"
+    counted_out = [passage(2, "2024年10月，员工领取矿泉水共计35箱。")]
+    assert missing_constraint("一共领取了多少箱矿泉水？", counted_out) is None

@@ -25,6 +25,31 @@ REFUSAL_INJECTED = {
           "rules), so I won't repeat it.",
 }
 
+# A comparison of two named things (agent.offline.versus): the verdict from the two values
+# found, or why there is none.
+COMPARE_VERDICT = {
+    "zh": {"earlier": "{winner}更早：{vw}；{loser}为{vl}。",
+           "later": "{winner}更晚：{vw}；{loser}为{vl}。",
+           "higher": "{winner}更高：{vw}；{loser}为{vl}。",
+           "lower": "{winner}更低：{vw}；{loser}为{vl}。"},
+    "en": {"earlier": "{winner} is earlier: {vw}, against {vl} for {loser}.",
+           "later": "{winner} is later: {vw}, against {vl} for {loser}.",
+           "higher": "{winner} is higher: {vw}, against {vl} for {loser}.",
+           "lower": "{winner} is lower: {vw}, against {vl} for {loser}."},
+}
+COMPARE_SAME = {
+    "zh": "{a}与{b}相同：均为{value}。",
+    "en": "{a} and {b} are the same: {value}.",
+}
+COMPARE_UNLIKE = {
+    "zh": "{a}为{va}，{b}为{vb}，单位不同，无法直接比较。",
+    "en": "{a}: {va}; {b}: {vb}. They are in different units, so they cannot be compared directly.",
+}
+COMPARE_MISSING = {
+    "zh": "无法比较：资料中{found}为{value}，但没有找到{missing}的相应信息。",
+    "en": "I can't compare them: the documents give {value} for {found}, but nothing for {missing}.",
+}
+
 # Said after REFUSAL_MISSING, before the closest passage found: what the documents do say.
 FOUND_INSTEAD = {
     "zh": "资料中最接近的内容是：",

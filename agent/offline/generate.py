@@ -37,6 +37,7 @@ from agent.offline.ranking import (
 from agent.offline.route import is_chitchat, is_comparison
 from agent.offline.steps import procedure, summary
 from agent.offline.versions import superseded
+from agent.offline.versus import compare, signed_date
 from agent.question_shape import asks_how, is_procedural
 from agent.state import Draft, GenerateInput, Passage, Sentence
 from agent.text import content_terms, join_sentences, norm, terms_of, weighted_share
@@ -92,6 +93,15 @@ def generate(inp: GenerateInput) -> Draft:
     if flagged_outranks(inp, terms, candidates):
         text = messages.REFUSAL_INJECTED["zh" if lang == "zh" else "en"]
         return Draft(sentences=[], refused=True, text=text)
+    # Two named things compared ("A和B哪家营收更高"): each one's value from its own document.
+    versus = compare(inp["question"], passages, lang)
+    if versus is not None:
+        return Draft(sentences=versus, refused=False, text=render(versus, lang))
+    signed = signed_date(inp["question"], passages, candidates[0][1])
+    if signed is not None:
+        # A judgment's date is the one it is signed with; its facts carry other dates.
+        sentences = _quote(inp, candidates[:1], first=[signed])
+        return Draft(sentences=sentences, refused=False, text=render(sentences, lang))
     parts = _answer_parts(inp, all_terms)
     procedural = not parts and is_procedural(inp["question"])
     # "访客预约怎么操作？": a how-question whose words name a section with a list asks for

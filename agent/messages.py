@@ -47,7 +47,8 @@ COMPARE_UNLIKE = {
 }
 COMPARE_MISSING = {
     "zh": "无法比较：资料中{found}为{value}，但没有找到{missing}的相应信息。",
-    "en": "I can't compare them: the documents give {value} for {found}, but nothing for {missing}.",
+    "en": ("I can't compare them: the documents give {value} for {found}, "
+           "but nothing for {missing}."),
 }
 
 # Said after REFUSAL_MISSING, before the closest passage found: what the documents do say.

@@ -65,7 +65,7 @@ def refusal(language: str, missing: str | None = None) -> Draft:
     return Draft(sentences=[], refused=True, text=text)
 
 
-def generate(inp: GenerateInput) -> Draft:
+def generate(inp: GenerateInput) -> Draft:  # noqa: PLR0911 - each early return is one kind of answer
     # How the question asks is read in written Chinese: "写不进去了咋办" asks 怎么办.
     inp = GenerateInput(**{**inp, "question": standard_chinese(inp["question"])})
     u = inp["understanding"]
@@ -93,15 +93,9 @@ def generate(inp: GenerateInput) -> Draft:
     if flagged_outranks(inp, terms, candidates):
         text = messages.REFUSAL_INJECTED["zh" if lang == "zh" else "en"]
         return Draft(sentences=[], refused=True, text=text)
-    # Two named things compared ("A和B哪家营收更高"): each one's value from its own document.
-    versus = compare(inp["question"], passages, lang)
-    if versus is not None:
-        return Draft(sentences=versus, refused=False, text=render(versus, lang))
-    signed = signed_date(inp["question"], passages, candidates[0][1])
-    if signed is not None:
-        # A judgment's date is the one it is signed with; its facts carry other dates.
-        sentences = _quote(inp, candidates[:1], first=[signed])
-        return Draft(sentences=sentences, refused=False, text=render(sentences, lang))
+    dated = _compared_or_dated(inp, candidates)
+    if dated is not None:
+        return Draft(sentences=dated, refused=False, text=render(dated, lang))
     parts = _answer_parts(inp, all_terms)
     procedural = not parts and is_procedural(inp["question"])
     # "访客预约怎么操作？": a how-question whose words name a section with a list asks for
@@ -130,6 +124,18 @@ def generate(inp: GenerateInput) -> Draft:
             inp, _facts(candidates, terms, inp["queries"], passages, frames), first=parts),
             passages, inp["question"]), passages)
     return Draft(sentences=sentences, refused=False, text=render(sentences, lang))
+
+
+def _compared_or_dated(inp: GenerateInput, candidates: list[Candidate]) -> list[Sentence] | None:
+    """Two named things compared ("A和B哪家营收更高"): the verdict and each one's value from
+    its own document; or a judgment's date, the one it is signed with (its facts carry other
+    dates); None for other questions."""
+    lang = inp["understanding"]["language"]
+    versus = compare(inp["question"], inp["passages"], lang)
+    if versus is not None:
+        return versus
+    signed = signed_date(inp["question"], inp["passages"], candidates[0][1])
+    return None if signed is None else _quote(inp, candidates[:1], first=[signed])
 
 
 def _quote(inp: GenerateInput, chosen: list[Candidate],

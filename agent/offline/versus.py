@@ -43,7 +43,8 @@ _EN_PICK = re.compile(r"^\s*(which|who|whose)\b", re.I)
 # Words between two names: "A和B", "A与B", "A还是B".
 _ZH_JOIN = re.compile(r"和|与|跟|同|还是|或者|或|以及|及")
 # Where a name ends after the join, or starts before it.
-_ZH_AFTER = re.compile(r"[，,。？?！!；;：:（(]|哪|谁|的|都(?=[在是有于已])|分别|各自|相比|比较|之间|在|$")
+_ZH_AFTER = re.compile(r"[，,。？?！!；;：:（(]|哪|谁|的|都(?=[在是有于已])|分别|各自|相比|比较|"
+                       r"之间|在|$")
 _ZH_BEFORE = re.compile(r"[，,。？?！!；;：:）)]|请问|比较|对比")
 # A period before the first name ("2025年华辰精密和明川数据…") is the time, not the name.
 _LEAD_TIME = re.compile(r"^(?:(?:19|20)\d\d\s*年(?:\s*\d{1,2}\s*月)?(?:上半年|下半年|度)?的?)")
@@ -64,8 +65,8 @@ _DATE = re.compile(
     rf"(?P<ed>\d{{1,2}})\s+(?P<em>{_MONTH})\s+(?P<ey>(?:19|20)\d\d)|"
     rf"(?P<fm>{_MONTH})\s+(?P<fd>\d{{1,2}}),?\s+(?P<fy>(?:19|20)\d\d)|"
     r"(?P<iy>(?:19|20)\d\d)-(?P<im>\d\d)-(?P<id>\d\d)", re.I)
-# An amount: a number with a scale and a currency or a unit ("9.8亿元", "1.2亿欧元", "US$118 million",
-# "£311.7 million"); a bare number is a count or a code, not compared.
+# An amount: a number with a scale and a currency or a unit ("9.8亿元", "1.2亿欧元",
+# "US$118 million", "£311.7 million"); a bare number is a count or a code, not compared.
 _SCALE = {"万": 1e4, "亿": 1e8, "千": 1e3, "百万": 1e6, "thousand": 1e3, "million": 1e6,
           "m": 1e6, "billion": 1e9, "bn": 1e9}
 # A count or a measure compares too when both sides give it in one unit ("3200人", "16米",
@@ -130,7 +131,7 @@ def compared_pair(question: str) -> tuple[str, str] | None:
 def _cn_number(text: str) -> int:
     if "十" in text:
         tens, _, ones = text.partition("十")
-        return (_ZH_DIGIT.get(tens, 1) if tens else 1) * 10 + (_ZH_DIGIT.get(ones, 0) if ones else 0)
+        return _ZH_DIGIT.get(tens, 1) * 10 + _ZH_DIGIT.get(ones, 0)
     return int("".join(str(_ZH_DIGIT[c]) for c in text))
 
 
@@ -148,8 +149,8 @@ def _date_key(m: re.Match[str]) -> tuple[float, ...]:
 
 
 def _amounts(sentence: str) -> list[tuple[int, str, tuple[float, ...], str]]:
-    """(position, text, value, currency) of each amount of money in ``sentence``."""
-    out = []
+    """(position, text, value, unit) of each amount or measure in ``sentence``."""
+    out: list[tuple[int, str, tuple[float, ...], str]] = []
     for pattern in (_ZH_AMOUNT, _EN_AMOUNT):
         for m in pattern.finditer(sentence):
             g = m.groupdict()
@@ -183,7 +184,7 @@ def _document(name: str, passages: list[Passage]) -> str | None:
     return doc if max(title, whole) >= 0.6 else None
 
 
-def _value(name: str, doc: str, aspect: list[str], kind: str, question: str,
+def _value(doc: str, aspect: list[str], kind: str, question: str,
            passages: list[Passage]) -> Value | None:
     """The value of ``kind`` ("date" or "amount") that ``doc`` gives for the asked aspect."""
     own = [(n, p) for n, p in enumerate(passages, start=1) if p["doc_id"] == doc]
@@ -265,29 +266,30 @@ def compare(question: str, passages: list[Passage], language: str) -> list[Sente
         return None
     kind = "date" if direction in ("earlier", "later") else "amount"
     aspect = _aspect(question, names)
-    values = [_value(name, doc, aspect, kind, question, passages)
-              for name, doc in zip(names, docs, strict=True)]
-    lang = "zh" if language == "zh" else "en"
-    if values[0] is None and values[1] is None:
+    a, b = (_value(doc, aspect, kind, question, passages) for doc in docs if doc is not None)
+    if a is None and b is None:
         return None
-    quoted = [Sentence(text=v.sentence, cites=[v.n]) for v in values if v is not None]
-    if values[0] is None or values[1] is None:
-        have = 0 if values[0] is not None else 1
-        v = values[have]
+    quoted = [Sentence(text=v.sentence, cites=[v.n]) for v in (a, b) if v is not None]
+    return [_verdict(direction, names, a, b, "zh" if language == "zh" else "en"), *quoted]
+
+
+def _verdict(direction: Direction, names: tuple[str, str], a: Value | None, b: Value | None,
+             lang: str) -> Sentence:
+    """Which of the two wins, from both values; or why the values do not say."""
+    if a is None or b is None:
+        found, v, missing = (names[0], a, names[1]) if a is not None else (names[1], b, names[0])
         assert v is not None
-        text = messages.COMPARE_MISSING[lang].format(
-            found=names[have], value=v.text, missing=names[1 - have])
-        return [Sentence(text=text, cites=[v.n], note=True), *quoted]
-    a, b = values
+        text = messages.COMPARE_MISSING[lang].format(found=found, value=v.text, missing=missing)
+        return Sentence(text=text, cites=[v.n], note=True)
     if a.unit != b.unit:
         text = messages.COMPARE_UNLIKE[lang].format(a=names[0], va=a.text, b=names[1], vb=b.text)
-        return [Sentence(text=text, cites=[a.n, b.n], note=True), *quoted]
-    if a.key == b.key:
+    elif a.key == b.key:
         text = messages.COMPARE_SAME[lang].format(a=names[0], b=names[1], value=a.text)
-        return [Sentence(text=text, cites=[a.n, b.n], note=True), *quoted]
-    first_wins = (a.key < b.key) == (direction in ("earlier", "lower"))
-    (win, vw), (lose, vl) = ((names[0], a), (names[1], b)) if first_wins else (
-        (names[1], b), (names[0], a))
-    text = messages.COMPARE_VERDICT[lang][direction].format(
-        winner=win, vw=vw.text, loser=lose, vl=vl.text)
-    return [Sentence(text=text, cites=[vw.n, vl.n], note=True), *quoted]
+    else:
+        first_wins = (a.key < b.key) == (direction in ("earlier", "lower"))
+        (win, vw), (lose, vl) = (((names[0], a), (names[1], b)) if first_wins
+                                 else ((names[1], b), (names[0], a)))
+        text = messages.COMPARE_VERDICT[lang][direction].format(
+            winner=win, vw=vw.text, loser=lose, vl=vl.text)
+        return Sentence(text=text, cites=[vw.n, vl.n], note=True)
+    return Sentence(text=text, cites=[a.n, b.n], note=True)

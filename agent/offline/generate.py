@@ -34,6 +34,7 @@ from agent.offline.ranking import (
     senses,
     translated,
 )
+from agent.offline.roles import asked_organisation, role_first
 from agent.offline.route import is_chitchat, is_comparison
 from agent.offline.steps import procedure, summary
 from agent.offline.versions import superseded
@@ -96,6 +97,8 @@ def generate(inp: GenerateInput) -> Draft:  # noqa: PLR0911 - each early return 
     dated = _compared_or_dated(inp, candidates)
     if dated is not None:
         return Draft(sentences=dated, refused=False, text=render(dated, lang))
+    # "Who is the chief executive of the company that …": the role's sentence answers.
+    candidates = role_first(inp["question"], candidates)
     parts = _answer_parts(inp, all_terms)
     procedural = not parts and is_procedural(inp["question"])
     # "访客预约怎么操作？": a how-question whose words name a section with a list asks for
@@ -123,6 +126,13 @@ def generate(inp: GenerateInput) -> Draft:  # noqa: PLR0911 - each early return 
         sentences = conflict or with_antecedents(complete_lists(_quote(
             inp, _facts(candidates, terms, inp["queries"], passages, frames), first=parts),
             passages, inp["question"]), passages)
+        # "哪家公司…": the organisation's name first, when the sentences only say "公司".
+        cited = next((x["cites"][0] for x in sentences if x["cites"]), None)
+        owner = (asked_organisation(inp["question"], passages, cited)
+                 if cited is not None and not conflict else None)
+        if owner is not None and not any(norm(owner["text"]) in norm(x["text"])
+                                         for x in sentences):
+            sentences = [owner, *sentences]
     return Draft(sentences=sentences, refused=False, text=render(sentences, lang))
 
 

@@ -114,3 +114,32 @@ def test_the_day_a_judgment_was_given_is_the_day_it_is_signed_with() -> None:
     draft = ask("宁波东港仓储有限公司与宁波海润贸易有限公司仓储合同纠纷案是哪天判决的？",
                 JUDGMENTS[::-1])
     assert draft["sentences"][0]["text"] == "二〇二五年五月八日", draft["text"]
+
+
+def test_the_role_asked_of_a_described_company_is_answered_by_its_holder() -> None:
+    # The description ("that bought Fernhill Optics") is the first hop; the role's sentence
+    # in the same report is the answer, though it shares fewer of the question's words.
+    passages = [
+        _doc("e-3", "Kestrel Dynamics Inc. — 2025 Annual Report",
+             "Kestrel Dynamics Inc. builds drones for farms. Chair of the Board: Ruth Adeyemi. "
+             "Chief Executive Officer: Marcus Lindqvist.\nIn May 2025 the company completed "
+             "the purchase of Fernhill Optics Ltd., which makes thermal cameras, for "
+             "US$40 million; Fernhill Optics joins the imaging unit."),
+    ]
+    draft = ask("Who is the chief executive of the company that bought Fernhill Optics?",
+                passages)
+    assert draft["sentences"][0]["text"] == "Chief Executive Officer: Marcus Lindqvist.", (
+        draft["text"])
+
+
+def test_which_company_is_answered_with_the_reports_company_name() -> None:
+    # The report calls itself "公司" beside the event; its name is in the title.
+    passages = [
+        _doc("r-4", "松石茶业股份有限公司2025年年度报告（摘要）",
+             "收购事项：2025年4月15日，公司完成对福建岩韵茶庄有限公司的收购，交易对价为1.6亿元。"),
+        _doc("r-5", "云帆乐器股份有限公司2025年年度报告（摘要）",
+             "收购事项：2025年9月3日，公司完成对苏州和鸣声学有限公司的收购。"),
+    ]
+    draft = ask("哪家公司在2025年4月完成了对福建岩韵茶庄的收购？", passages)
+    assert draft["sentences"][0]["text"] == "松石茶业股份有限公司", draft["text"]
+    assert draft["sentences"][0]["cites"] == [1]

@@ -24,8 +24,11 @@ _EN_ROLE = re.compile(r"^\s*who\s+(?:is|was|are|were)\s+the\s+(?P<role>[a-z][a-z
 _ZH_ROLE = re.compile(r"的(?:那|这)?(?:家|个|位|名)?[\u4e00-\u9fff]{0,6}?的"
                       r"(?P<role>[\u4e00-\u9fff]{2,6}?)(?:是谁|叫什么|是哪位)")
 # "哪家公司…", "which company …": the organisation is asked; suffixes that end its name.
-_ZH_WHICH_ORG = re.compile(r"哪(?:家|个|一家|一个)(?P<kind>公司|企业|医院|法院)")
-_EN_WHICH_ORG = re.compile(r"\bwhich\s+(?P<kind>company|firm|business|hospital|court)\b", re.I)
+# Only as the subject, first in the question: "收购了哪家公司的股权" asks for another company
+# than the report's own.
+_ZH_WHICH_ORG = re.compile(r"^\s*(?:请问)?\s*哪(?:家|个|一家|一个)(?P<kind>公司|企业|医院|法院)")
+_EN_WHICH_ORG = re.compile(r"^\s*which\s+(?P<kind>company|firm|business|hospital|court)\b",
+                           re.I)
 _ORG_NAME = {
     "公司": r"^.*?(?:股份有限公司|有限责任公司|有限公司|集团)",
     "企业": r"^.*?(?:股份有限公司|有限责任公司|有限公司|集团)",
@@ -61,7 +64,7 @@ def role_first(question: str, candidates: list[Candidate]) -> list[Candidate]:
 def asked_organisation(question: str, passages: list[Passage], n: int) -> Sentence | None:
     """For "哪家公司…" / "which company …": the name of the organisation that passage ``n``'s
     document is about, read from its title; None for other questions or titles."""
-    m = _ZH_WHICH_ORG.search(question) or _EN_WHICH_ORG.search(question)
+    m = _ZH_WHICH_ORG.match(question) or _EN_WHICH_ORG.match(question)
     if m is None:
         return None
     title = passages[n - 1]["title"].strip()

@@ -143,3 +143,6 @@ def test_which_company_is_answered_with_the_reports_company_name() -> None:
     draft = ask("哪家公司在2025年4月完成了对福建岩韵茶庄的收购？", passages)
     assert draft["sentences"][0]["text"] == "松石茶业股份有限公司", draft["text"]
     assert draft["sentences"][0]["cites"] == [1]
+    # Asked as the object, "哪家公司" is another company than the report's own.
+    draft = ask("松石茶业2025年4月收购了哪家公司？", passages)
+    assert draft["sentences"][0]["text"] != "松石茶业股份有限公司", draft["text"]

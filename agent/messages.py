@@ -37,6 +37,10 @@ COMPARE_VERDICT = {
            "higher": "{winner} is higher: {vw}, against {vl} for {loser}.",
            "lower": "{winner} is lower: {vw}, against {vl} for {loser}."},
 }
+COMPARE_DIFFERENCE = {
+    "zh": "{a}为{va}，{b}为{vb}，相差{diff}。",
+    "en": "{a}: {va}; {b}: {vb}; a difference of {diff}.",
+}
 COMPARE_SAME = {
     "zh": "{a}与{b}相同：均为{value}。",
     "en": "{a} and {b} are the same: {value}.",

@@ -21,7 +21,7 @@ from agent.offline.plan import comparison_parts
 from agent.state import Passage, Sentence
 from agent.text import char_ngrams, content_terms, norm, split_sentences
 
-Direction = Literal["earlier", "later", "higher", "lower"]
+Direction = Literal["earlier", "later", "higher", "lower", "difference"]
 
 # What the question asks of the two: which is earlier / later / more / less.
 _ZH_DIRECTION: list[tuple[Direction, re.Pattern[str]]] = [
@@ -37,6 +37,10 @@ _EN_DIRECTION: list[tuple[Direction, re.Pattern[str]]] = [
                           r"greater|greatest)\b", re.I)),
     ("lower", re.compile(r"\b(lower|lowest|less|least|fewer|smaller|smallest)\b", re.I)),
 ]
+# How far apart two amounts are: asked without picking one ("A和B的营收相差多少").
+_ZH_DIFFERENCE = re.compile(r"相差|差(?:了|距)?(?:是)?多少|差距|差额|高出多少|多出多少|多了多少")
+_EN_DIFFERENCE = re.compile(r"\bdifference (?:in|between)\b|\bhow much (?:more|higher|lower|"
+                            r"less|larger|bigger)\b|\bby how much\b", re.I)
 # The question picks one of the two ("哪个/哪家/谁", "which/who").
 _ZH_PICK = re.compile(r"哪|谁")
 _EN_PICK = re.compile(r"^\s*(which|who|whose)\b", re.I)
@@ -98,6 +102,8 @@ class Value:
 def asked_direction(question: str) -> Direction | None:
     """Which way the question compares, or None when it does not pick one of two."""
     zh = bool(re.search(r"[\u4e00-\u9fff]", question))
+    if (_ZH_DIFFERENCE if zh else _EN_DIFFERENCE).search(question):
+        return "difference"
     pick, table = (_ZH_PICK, _ZH_DIRECTION) if zh else (_EN_PICK, _EN_DIRECTION)
     if not pick.search(question):
         return None
@@ -285,6 +291,9 @@ def _verdict(direction: Direction, names: tuple[str, str], a: Value | None, b: V
         text = messages.COMPARE_UNLIKE[lang].format(a=names[0], va=a.text, b=names[1], vb=b.text)
     elif a.key == b.key:
         text = messages.COMPARE_SAME[lang].format(a=names[0], b=names[1], value=a.text)
+    elif direction == "difference":
+        text = messages.COMPARE_DIFFERENCE[lang].format(
+            a=names[0], va=a.text, b=names[1], vb=b.text, diff=_difference(a, b))
     else:
         first_wins = (a.key < b.key) == (direction in ("earlier", "lower"))
         (win, vw), (lose, vl) = (((names[0], a), (names[1], b)) if first_wins
@@ -293,3 +302,20 @@ def _verdict(direction: Direction, names: tuple[str, str], a: Value | None, b: V
             winner=win, vw=vw.text, loser=lose, vl=vl.text)
         return Sentence(text=text, cites=[vw.n, vl.n], note=True)
     return Sentence(text=text, cites=[a.n, b.n], note=True)
+
+
+_NUMBER = re.compile(r"\d[\d,]*(?:\.(\d+))?")
+
+
+def _difference(a: Value, b: Value) -> str:
+    """|a - b| written as ``a`` is (its scale, unit and currency), to the places the two give:
+    "38.62亿元" and "19.83亿元" -> "18.79亿元"."""
+    first = _NUMBER.search(a.text)
+    assert first is not None
+    written = float(first.group(0).replace(",", ""))
+    scale = a.key[0] / written if written else 1.0
+    places = max(len(m.group(1) or "") for v in (a, b) if (m := _NUMBER.search(v.text)))
+    diff = f"{abs(a.key[0] - b.key[0]) / scale:,.{places}f}"
+    if "," not in first.group(0):
+        diff = diff.replace(",", "")
+    return a.text[:first.start()] + diff + a.text[first.end():]

@@ -146,3 +146,9 @@ def test_which_company_is_answered_with_the_reports_company_name() -> None:
     # Asked as the object, "哪家公司" is another company than the report's own.
     draft = ask("松石茶业2025年4月收购了哪家公司？", passages)
     assert draft["sentences"][0]["text"] != "松石茶业股份有限公司", draft["text"]
+
+
+def test_how_far_apart_two_amounts_are_is_computed_in_the_first_ones_unit() -> None:
+    draft = ask("云帆乐器和松石茶业的营业收入相差多少？", REPORTS)
+    lead = draft["sentences"][0]["text"]
+    assert lead == "云帆乐器为12.40亿元，松石茶业为27.05亿元，相差14.65亿元。", draft["text"]

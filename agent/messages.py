@@ -28,14 +28,13 @@ REFUSAL_INJECTED = {
 # A comparison of two named things (agent.offline.versus): the verdict from the two values
 # found, or why there is none.
 COMPARE_VERDICT = {
-    "zh": {"earlier": "{winner}更早：{vw}；{loser}为{vl}。",
-           "later": "{winner}更晚：{vw}；{loser}为{vl}。",
-           "higher": "{winner}更高：{vw}；{loser}为{vl}。",
-           "lower": "{winner}更低：{vw}；{loser}为{vl}。"},
-    "en": {"earlier": "{winner} is earlier: {vw}, against {vl} for {loser}.",
-           "later": "{winner} is later: {vw}, against {vl} for {loser}.",
-           "higher": "{winner} is higher: {vw}, against {vl} for {loser}.",
-           "lower": "{winner} is lower: {vw}, against {vl} for {loser}."},
+    "zh": "{winner}{word}：{vw}；{loser}为{vl}。",
+    "en": "{winner} is {word}: {vw}, against {vl} for {loser}.",
+}
+# The verdict's word when the question's own ("更长", "longer") is not a plain comparative.
+COMPARE_WORD = {
+    "zh": {"earlier": "更早", "later": "更晚", "higher": "更高", "lower": "更低"},
+    "en": {"earlier": "earlier", "later": "later", "higher": "higher", "lower": "lower"},
 }
 COMPARE_DIFFERENCE = {
     "zh": "{a}为{va}，{b}为{vb}，相差{diff}。",

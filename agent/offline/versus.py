@@ -27,15 +27,16 @@ Direction = Literal["earlier", "later", "higher", "lower", "difference"]
 _ZH_DIRECTION: list[tuple[Direction, re.Pattern[str]]] = [
     ("earlier", re.compile(r"更早|最早|早一些|先(?!生)|较早")),
     ("later", re.compile(r"更晚|最晚|晚一些|较晚|更迟|后完成")),
-    ("higher", re.compile(r"更高|最高|更多|最多|更大|最大|更贵|较高|较多|较大")),
-    ("lower", re.compile(r"更低|最低|更少|最少|更小|最小|更便宜|较低|较少|较小")),
+    ("higher", re.compile(r"更高|最高|更多|最多|更大|最大|更贵|更长|最长|较高|较多|较大|较长")),
+    ("lower", re.compile(r"更低|最低|更少|最少|更小|最小|更便宜|更短|最短|较低|较少|较小|较短")),
 ]
 _EN_DIRECTION: list[tuple[Direction, re.Pattern[str]]] = [
     ("earlier", re.compile(r"\b(earlier|earliest|first|sooner|before)\b", re.I)),
     ("later", re.compile(r"\b(later|latest|more recent|most recent)\b", re.I)),
     ("higher", re.compile(r"\b(higher|highest|more|most|larger|largest|bigger|biggest|"
-                          r"greater|greatest)\b", re.I)),
-    ("lower", re.compile(r"\b(lower|lowest|less|least|fewer|smaller|smallest)\b", re.I)),
+                          r"greater|greatest|longer|longest)\b", re.I)),
+    ("lower", re.compile(r"\b(lower|lowest|less|least|fewer|smaller|smallest|shorter|"
+                         r"shortest)\b", re.I)),
 ]
 # How far apart two amounts are: asked without picking one ("A和B的营收相差多少").
 _ZH_DIFFERENCE = re.compile(r"相差|差(?:了|距)?(?:是)?多少|差距|差额|高出多少|多出多少|多了多少")
@@ -76,11 +77,13 @@ _SCALE = {"万": 1e4, "亿": 1e8, "千": 1e3, "百万": 1e6, "thousand": 1e3, "m
 # A count or a measure compares too when both sides give it in one unit ("3200人", "16米",
 # "27.8%"); a year, a month or a day is a date, not a measure.
 _ZH_AMOUNT = re.compile(r"(?P<n>\d[\d,]*(?:\.\d+)?)\s*(?P<s>百万|万|亿|千)?\s*"
-                        r"(?P<c>元|美元|欧元|英镑|港元|日元|%|％|[人名家个辆吨米台件次户座股张]|"
+                        r"(?P<c>元|美元|欧元|英镑|港元|日元|%|％|[人名家个辆吨米台件次户座股张天岁周]|"
                         r"平方米|公里|千米|千克|公斤|小时|分钟)")
 _EN_AMOUNT = re.compile(r"(?P<c>US\$|\$|£|€|RMB|CNY|USD|EUR|GBP)\s?(?P<n>\d[\d,]*(?:\.\d+)?)"
                         r"(?:\s*(?P<s>thousand|million|billion|bn|m)\b)?|"
-                        r"(?<![\d.])(?P<pn>\d[\d,]*(?:\.\d+)?)\s?(?P<pc>%|per cent|percent)", re.I)
+                        r"(?<![\d.])(?P<pn>\d[\d,]*(?:\.\d+)?)\s?(?P<pc>%|per cent|percent|"
+                        r"days?|weeks?|years?|hours?|employees|staff|people|beds|vessels|"
+                        r"stores|sites)\b", re.I)
 _CURRENCY = {"$": "US$", "usd": "US$", "us$": "US$", "€": "欧元", "eur": "欧元", "£": "英镑",
              "gbp": "英镑", "rmb": "元", "cny": "元"}
 # The document's own act: a judgment's date is the date it is signed with, on a line alone.
@@ -160,7 +163,8 @@ def _amounts(sentence: str) -> list[tuple[int, str, tuple[float, ...], str]]:
     for pattern in (_ZH_AMOUNT, _EN_AMOUNT):
         for m in pattern.finditer(sentence):
             g = m.groupdict()
-            number, unit = (g["n"], g["c"]) if g["n"] else (g["pn"], "%")
+            number, unit = (g["n"], g["c"]) if g["n"] else (
+                g["pn"], "%" if g["pc"].startswith(("%", "per")) else g["pc"].lower().rstrip("s"))
             scale = _SCALE.get((g.get("s") or "").lower(), 1.0)
             currency = _CURRENCY.get(unit.lower(), "%" if unit in ("％", "%") else unit)
             value = float(number.replace(",", "")) * scale
@@ -229,11 +233,20 @@ def _signed(question: str, own: list[tuple[int, Passage]]) -> Value | None:
         return None
     for n, p in own:
         dated = [(ln.strip(), m) for ln in p["text"].splitlines()
-                 if (m := _DATE.fullmatch(ln.strip())) is not None]
+                 if (m := _DATE.fullmatch(ln.strip()) or _labelled(ln.strip(), act))]
         if dated:
             line, m = dated[-1]
-            return Value(line, _date_key(m), "date", line, n)
+            return Value(m.group(0), _date_key(m), "date", line, n)
     return None
+
+
+def _labelled(line: str, act: str) -> re.Match[str] | None:
+    """The date of a line that labels it as the act's ("Date of judgment: 14 August 2025",
+    "判决日期：2025年5月30日")."""
+    label, colon, rest = line.partition(":") if ":" in line else line.partition("：")
+    if not colon or act not in norm(label) or len(label) > 30:
+        return None
+    return _DATE.fullmatch(rest.strip())
 
 
 _ASKS_DATE = re.compile(r"哪天|哪一天|什么时候|何时|什么时间|哪个日期|日期|几月几[日号]|"
@@ -276,11 +289,11 @@ def compare(question: str, passages: list[Passage], language: str) -> list[Sente
     if a is None and b is None:
         return None
     quoted = [Sentence(text=v.sentence, cites=[v.n]) for v in (a, b) if v is not None]
-    return [_verdict(direction, names, a, b, "zh" if language == "zh" else "en"), *quoted]
+    return [_verdict(question, direction, names, a, b, "zh" if language == "zh" else "en"), *quoted]
 
 
-def _verdict(direction: Direction, names: tuple[str, str], a: Value | None, b: Value | None,
-             lang: str) -> Sentence:
+def _verdict(question: str, direction: Direction, names: tuple[str, str],  # noqa: PLR0917 - all read by the verdict
+             a: Value | None, b: Value | None, lang: str) -> Sentence:
     """Which of the two wins, from both values; or why the values do not say."""
     if a is None or b is None:
         found, v, missing = (names[0], a, names[1]) if a is not None else (names[1], b, names[0])
@@ -298,10 +311,25 @@ def _verdict(direction: Direction, names: tuple[str, str], a: Value | None, b: V
         first_wins = (a.key < b.key) == (direction in ("earlier", "lower"))
         (win, vw), (lose, vl) = (((names[0], a), (names[1], b)) if first_wins
                                  else ((names[1], b), (names[0], a)))
-        text = messages.COMPARE_VERDICT[lang][direction].format(
-            winner=win, vw=vw.text, loser=lose, vl=vl.text)
+        text = messages.COMPARE_VERDICT[lang].format(
+            winner=win, word=_said(question, direction, lang), vw=vw.text, loser=lose,
+            vl=vl.text)
         return Sentence(text=text, cites=[vw.n, vl.n], note=True)
     return Sentence(text=text, cites=[a.n, b.n], note=True)
+
+
+_ZH_SAID = re.compile(r"更[高低多少大小长短早晚贵]")
+_EN_SAID = re.compile(r"\b(?:earlier|later|higher|lower|larger|smaller|bigger|greater|longer|"
+                      r"shorter)\b", re.I)
+
+
+def _said(question: str, direction: Direction, lang: str) -> str:
+    """The verdict's word: the question's own comparative when it has one ("更长" for
+    "谁的住院时间更长"), else the direction's."""
+    m = (_ZH_SAID if lang == "zh" else _EN_SAID).search(question)
+    if m is not None and direction != "difference":
+        return m.group(0).lower()
+    return messages.COMPARE_WORD[lang].get(direction, "")
 
 
 _NUMBER = re.compile(r"\d[\d,]*(?:\.(\d+))?")

@@ -152,3 +152,22 @@ def test_how_far_apart_two_amounts_are_is_computed_in_the_first_ones_unit() -> N
     draft = ask("云帆乐器和松石茶业的营业收入相差多少？", REPORTS)
     lead = draft["sentences"][0]["text"]
     assert lead == "云帆乐器为12.40亿元，松石茶业为27.05亿元，相差14.65亿元。", draft["text"]
+
+
+def test_a_stay_compares_in_days_and_the_verdict_uses_the_questions_word() -> None:
+    passages = [
+        _doc("m-1", "滨江医院出院记录（顾明）",
+             "姓名：顾明　年龄：61岁\n住院天数：8天\n出院诊断：肺炎。"),
+        _doc("m-2", "滨江医院出院记录（沈悦）",
+             "姓名：沈悦　年龄：34岁\n住院天数：3天\n出院诊断：胆囊炎。"),
+    ]
+    draft = ask("顾明和沈悦谁的住院天数更长？", passages)
+    assert draft["sentences"][0]["text"] == "顾明更长：8天；沈悦为3天。", draft["text"]
+
+
+def test_a_judgment_date_may_be_a_labelled_line() -> None:
+    passages = [_doc("e-4", "Harlow Mills Ltd v Quarry Lane Ltd — Judgment",
+                     "Before: the Honourable Justice Ann Tabor\nDate of judgment: 3 April 2025\n"
+                     "1. The claim was issued on 9 January 2025 for unpaid invoices.")]
+    draft = ask("When was judgment given in Harlow Mills v Quarry Lane?", passages)
+    assert draft["sentences"][0]["text"] == "Date of judgment: 3 April 2025", draft["text"]

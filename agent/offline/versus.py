@@ -113,9 +113,17 @@ def asked_direction(question: str) -> Direction | None:
     return next((d for d, p in table if p.search(question)), None)
 
 
+_EN_TAIL = re.compile(r"^\s*(?:which|who|whose)\b[^,:;]*[,:]\s*(?:the\s+)?(?P<a>[^,?]+?),?\s+or\s+"
+                      r"(?:the\s+)?(?P<b>[^,?]+?)\s*\??\s*$", re.I)
+
+
 def compared_pair(question: str) -> tuple[str, str] | None:
     """The two names the question compares, as it writes them; None for one name."""
     if not re.search(r"[\u4e00-\u9fff]{2}", question):
+        # "Which …, A or B?": the two names are the whole of what follows the comma.
+        tail = _EN_TAIL.search(question)
+        if tail is not None:
+            return tail["a"].strip(), tail["b"].strip()
         parts = [re.sub(r"^(?:the|a|an)\s+", "", re.sub(r"^.*?,\s*", "", p), flags=re.I).strip()
                  for p in comparison_parts(question)]
         return (parts[0], parts[1]) if len(parts) == 2 and all(parts) else None

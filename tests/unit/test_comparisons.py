@@ -165,9 +165,18 @@ def test_a_stay_compares_in_days_and_the_verdict_uses_the_questions_word() -> No
     assert draft["sentences"][0]["text"] == "顾明更长：8天；沈悦为3天。", draft["text"]
 
 
-def test_a_judgment_date_may_be_a_labelled_line() -> None:
-    passages = [_doc("e-4", "Harlow Mills Ltd v Quarry Lane Ltd — Judgment",
-                     "Before: the Honourable Justice Ann Tabor\nDate of judgment: 3 April 2025\n"
-                     "1. The claim was issued on 9 January 2025 for unpaid invoices.")]
-    draft = ask("When was judgment given in Harlow Mills v Quarry Lane?", passages)
-    assert draft["sentences"][0]["text"] == "Date of judgment: 3 April 2025", draft["text"]
+def test_judgment_dates_may_be_labelled_lines_and_names_may_hold_v() -> None:
+    passages = [
+        _doc("e-4", "Harlow Mills Ltd v Quarry Lane Ltd — Judgment",
+             "Before: the Honourable Justice Ann Tabor\nDate of judgment: 3 April 2025\n"
+             "1. The claim was issued on 9 January 2025 for unpaid invoices."),
+        _doc("e-5", "Tamsin Foods Ltd v Orr Haulage Ltd — Judgment",
+             "Before: the Honourable Justice Ravi Mehta\nDate of judgment: 20 February 2025\n"
+             "1. The claim was issued on 2 December 2024 over a lost consignment."),
+    ]
+    q = "Which case was decided earlier, Harlow Mills v Quarry Lane or Tamsin Foods v Orr Haulage?"
+    assert compared_pair(q) == ("Harlow Mills v Quarry Lane", "Tamsin Foods v Orr Haulage")
+    draft = ask(q, passages)
+    assert draft["sentences"][0]["text"] == (
+        "Tamsin Foods v Orr Haulage is earlier: 20 February 2025, against 3 April 2025 for "
+        "Harlow Mills v Quarry Lane."), draft["text"]

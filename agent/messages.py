@@ -25,6 +25,35 @@ REFUSAL_INJECTED = {
           "rules), so I won't repeat it.",
 }
 
+# A comparison of two named things (agent.offline.versus): the verdict from the two values
+# found, or why there is none.
+COMPARE_VERDICT = {
+    "zh": "{winner}{word}：{vw}；{loser}为{vl}。",
+    "en": "{winner} is {word}: {vw}, against {vl} for {loser}.",
+}
+# The verdict's word when the question's own ("更长", "longer") is not a plain comparative.
+COMPARE_WORD = {
+    "zh": {"earlier": "更早", "later": "更晚", "higher": "更高", "lower": "更低"},
+    "en": {"earlier": "earlier", "later": "later", "higher": "higher", "lower": "lower"},
+}
+COMPARE_DIFFERENCE = {
+    "zh": "{a}为{va}，{b}为{vb}，相差{diff}。",
+    "en": "{a}: {va}; {b}: {vb}; a difference of {diff}.",
+}
+COMPARE_SAME = {
+    "zh": "{a}与{b}相同：均为{value}。",
+    "en": "{a} and {b} are the same: {value}.",
+}
+COMPARE_UNLIKE = {
+    "zh": "{a}为{va}，{b}为{vb}，单位不同，无法直接比较。",
+    "en": "{a}: {va}; {b}: {vb}. They are in different units, so they cannot be compared directly.",
+}
+COMPARE_MISSING = {
+    "zh": "无法比较：资料中{found}为{value}，但没有找到{missing}的相应信息。",
+    "en": ("I can't compare them: the documents give {value} for {found}, "
+           "but nothing for {missing}."),
+}
+
 # Said after REFUSAL_MISSING, before the closest passage found: what the documents do say.
 FOUND_INSTEAD = {
     "zh": "资料中最接近的内容是：",

@@ -34,9 +34,11 @@ from agent.offline.ranking import (
     senses,
     translated,
 )
+from agent.offline.roles import asked_organisation, role_first
 from agent.offline.route import is_chitchat, is_comparison
 from agent.offline.steps import procedure, summary
 from agent.offline.versions import superseded
+from agent.offline.versus import compare, signed_date
 from agent.question_shape import asks_how, is_procedural
 from agent.state import Draft, GenerateInput, Passage, Sentence
 from agent.text import content_terms, join_sentences, norm, terms_of, weighted_share
@@ -64,7 +66,7 @@ def refusal(language: str, missing: str | None = None) -> Draft:
     return Draft(sentences=[], refused=True, text=text)
 
 
-def generate(inp: GenerateInput) -> Draft:
+def generate(inp: GenerateInput) -> Draft:  # noqa: PLR0911 - each early return is one kind of answer
     # How the question asks is read in written Chinese: "写不进去了咋办" asks 怎么办.
     inp = GenerateInput(**{**inp, "question": standard_chinese(inp["question"])})
     u = inp["understanding"]
@@ -92,6 +94,11 @@ def generate(inp: GenerateInput) -> Draft:
     if flagged_outranks(inp, terms, candidates):
         text = messages.REFUSAL_INJECTED["zh" if lang == "zh" else "en"]
         return Draft(sentences=[], refused=True, text=text)
+    dated = _compared_or_dated(inp, candidates)
+    if dated is not None:
+        return Draft(sentences=dated, refused=False, text=render(dated, lang))
+    # "Who is the chief executive of the company that …": the role's sentence answers.
+    candidates = role_first(inp["question"], candidates)
     parts = _answer_parts(inp, all_terms)
     procedural = not parts and is_procedural(inp["question"])
     # "访客预约怎么操作？": a how-question whose words name a section with a list asks for
@@ -119,7 +126,26 @@ def generate(inp: GenerateInput) -> Draft:
         sentences = conflict or with_antecedents(complete_lists(_quote(
             inp, _facts(candidates, terms, inp["queries"], passages, frames), first=parts),
             passages, inp["question"]), passages)
+        # "哪家公司…": the organisation's name first, when the sentences only say "公司".
+        cited = next((x["cites"][0] for x in sentences if x["cites"]), None)
+        owner = (asked_organisation(inp["question"], passages, cited)
+                 if cited is not None and not conflict else None)
+        if owner is not None and not any(norm(owner["text"]) in norm(x["text"])
+                                         for x in sentences):
+            sentences = [owner, *sentences]
     return Draft(sentences=sentences, refused=False, text=render(sentences, lang))
+
+
+def _compared_or_dated(inp: GenerateInput, candidates: list[Candidate]) -> list[Sentence] | None:
+    """Two named things compared ("A和B哪家营收更高"): the verdict and each one's value from
+    its own document; or a judgment's date, the one it is signed with (its facts carry other
+    dates); None for other questions."""
+    lang = inp["understanding"]["language"]
+    versus = compare(inp["question"], inp["passages"], lang)
+    if versus is not None:
+        return versus
+    signed = signed_date(inp["question"], inp["passages"], candidates[0][1])
+    return None if signed is None else _quote(inp, candidates[:1], first=[signed])
 
 
 def _quote(inp: GenerateInput, chosen: list[Candidate],

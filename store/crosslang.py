@@ -44,8 +44,19 @@ SENSES = 3
 # Longest Chinese headword tried, and how many headwords make an English word ambiguous.
 LONGEST = 4
 AMBIGUOUS = 6
+# A word of a dozen senses ("natural", "collection") is read in every one the KB holds; one
+# of dozens ("check", "keep", "hold") is a verb of all work, whose rare held sense is chance.
+MANY = 12
+# A word with no held sense of its own is read in every longer gloss it ends (the KB keeping
+# those it holds: "team" as 球队 "sports team") when the KB is mostly in the other language,
+# where translation is the word's only way in. In a KB of both languages its own passages
+# find it, and the compounds pulled other-language passages above them (newuser2).
+MOSTLY = 2 / 3
 # Translations kept per source term, and in all.
 PER_TERM = 3
+# Read wide (a word of many senses in every sense the KB holds), a term keeps more: enough
+# to tell whether a text speaks of it, and the refusal gate asks no more.
+WIDE_PER_TERM = 6
 MOST = 8
 # A translation held by more than this share of the KB's passages is noise.
 COMMON_SHARE = 0.2
@@ -93,17 +104,21 @@ def _longest_first(run: str, cedict: Cedict) -> list[str]:
     return out
 
 
-def _headwords(word: str, cedict: Cedict, *, wide: bool, deep: bool = False) -> list[str]:
+def _headwords(word: str, cedict: Cedict, *, wide: bool, deep: bool = False,
+               every: bool = False) -> list[str]:
     """The headwords glossed by ``word`` (or the form it is inflected from). A word glossing
     more than ``AMBIGUOUS`` headwords is left out, or with ``wide`` stands for those whose
-    first sense it is ("key" is first of all 密钥 and 钥匙, a late sense of 关键 and 调). A
+    first sense it is ("key" is first of all 密钥 and 钥匙, a late sense of 关键 and 调);
+    one of up to ``MANY`` stands for every headword it glosses that the KB holds. A
     word the workplace lexicon renders is never left out: its workplace headwords come
     first, the dictionary's after them unless all together are too many. A word that glosses
     nothing, or with ``deep`` any word, stands for the headwords (if few) with a gloss of
-    two or three words ending in it."""
+    two or three words ending in it; with ``every``, however many such headwords there
+    are (the KB keeps those it holds)."""
     if deep:
         # Whole headwords only: the pieces of a long one ("cash in transit") are other words.
-        return [h for h in _ending_headwords(word, cedict, whole=True) if len(h) > 1]
+        return [h for h in _ending_headwords(word, cedict, whole=True, every=every)
+                if len(h) > 1]
     for form in lemmas(word):
         heads = cedict.en_zh.get(form)
         workplace = cedict.workplace.get(form)
@@ -112,10 +127,11 @@ def _headwords(word: str, cedict: Cedict, *, wide: bool, deep: bool = False) -> 
             return _chinese_forms(list(dict.fromkeys([*workplace, *firsts])), cedict)
         if heads and len(heads) <= AMBIGUOUS:
             return _chinese_forms(heads, cedict)
-        if heads and wide:
+        if heads and (wide or len(heads) <= MANY):
             # Whole words only: their parts would widen the senses again, and each word
             # costs the KB one more count.
-            return [h for h in cedict.primary.get(form, []) if len(h) > 1]
+            return (_every_sense(form, cedict) if len(heads) <= MANY
+                    else [h for h in cedict.primary.get(form, []) if len(h) > 1])
         if heads:
             return []
     # A word the dictionary has no gloss of may end a longer one ("reimbursement" ends "apply
@@ -123,13 +139,25 @@ def _headwords(word: str, cedict: Cedict, *, wide: bool, deep: bool = False) -> 
     return _ending_headwords(word, cedict)
 
 
-def _ending_headwords(word: str, cedict: Cedict, *, whole: bool = False) -> list[str]:
-    """The headwords (if few) with a gloss of two or three words ending in ``word`` or the
-    form it is inflected from; unless ``whole``, with their words (``_chinese_forms``)."""
+def _every_sense(form: str, cedict: Cedict) -> list[str]:
+    """Every headword of two characters or more that ``form`` glosses, those it is the first
+    sense of first ("natural" is 天然 first, 自然 too). The KB then keeps those it holds,
+    rarest first (``Translator._held``): which of a dozen senses a question means is the one
+    the documents write. Whole words only: their parts would widen the senses again."""
+    return list(dict.fromkeys(h for h in [*cedict.primary.get(form, []),
+                                          *cedict.en_zh.get(form, [])] if len(h) > 1))
+
+
+def _ending_headwords(word: str, cedict: Cedict, *, whole: bool = False,
+                      every: bool = False) -> list[str]:
+    """The headwords (if few, or with ``every`` however many) with a gloss of two or three
+    words ending in ``word`` or the form it is inflected from ("lantern" ends 花灯's
+    "colored lantern", "collection" 馆藏's "museum collection"); unless ``whole``, with
+    their words (``_chinese_forms``)."""
     for form in lemmas(word):
         heads = cedict.ending.get(form)
         if heads:
-            if len(heads) > AMBIGUOUS:
+            if len(heads) > AMBIGUOUS and not every:
                 return []
             return list(heads) if whole else _chinese_forms(heads, cedict)
     return []
@@ -158,7 +186,8 @@ def _chinese_forms(heads: Sequence[str], cedict: Cedict) -> list[str]:
 
 
 def candidates(query: str, terms: Sequence[str], cedict: Cedict, *, wide: bool = False,
-               skip: Collection[str] = (), deep: Collection[str] = ()) -> dict[str, list[str]]:
+               skip: Collection[str] = (), deep: Collection[str] = (),
+               every: bool = False) -> dict[str, list[str]]:
     """Translation words per source word or phrase, in dictionary order (not yet checked
     against a KB). A run of the question's words glossed as a whole ("in advance", "public
     holidays", "apply for": ``store.phrases``) wins over its words alone, then two adjacent
@@ -192,7 +221,7 @@ def candidates(query: str, terms: Sequence[str], cedict: Cedict, *, wide: bool =
             out[pair] = _chinese_forms(cedict.en_zh[pair], cedict)
             i += 2
             continue
-        heads = _headwords(latin[i], cedict, wide=wide, deep=latin[i] in deep)
+        heads = _headwords(latin[i], cedict, wide=wide, deep=latin[i] in deep, every=every)
         if heads:
             out[latin[i]] = heads
         i += 1
@@ -319,9 +348,11 @@ class Translator:
         while True:
             found = {source: words for source, words
                      in candidates(query, terms, self._dictionary(), wide=wide,
-                                   skip=skip, deep=deep).items()
+                                   skip=skip, deep=deep,
+                                   every=wide or zh_share >= MOSTLY).items()
                      if (en_share if is_chinese(source) else zh_share) >= OTHER_LANGUAGE_SHARE}
-            out = self._held(conn, kb_ids, found, self._workplace_words(found))
+            out = self._held(conn, kb_ids, found, self._workplace_words(found),
+                             most=WIDE_PER_TERM if wide else PER_TERM)
             # A phrase none of whose translations the KB holds ("changes production" read
             # as 转产, to switch production lines) gives its words back to be looked up alone.
             unheld = {s for s in found if " " in s and s not in out} - skip
@@ -386,9 +417,9 @@ class Translator:
 
     @staticmethod
     def _held(conn: Any, kb_ids: Sequence[int], found: dict[str, list[str]],
-              workplace: Collection[str] = ()) -> dict[str, list[str]]:
+              workplace: Collection[str] = (), most: int = PER_TERM) -> dict[str, list[str]]:
         """Per source of ``found``, its translations the KBs hold, the ``workplace``
-        lexicon's first, then rarest first, at most ``PER_TERM``; a form held by more than
+        lexicon's first, then rarest first, at most ``most``; a form held by more than
         ``COMMON_SHARE`` of the passages is noise. The dictionary's other senses stay after
         a held workplace rendering: leaving them out (封网's "seal", 酒店's "shop") freed
         slots of the translation budget (``MOST``) for a frame word's ("number" for 多少),
@@ -405,5 +436,5 @@ class Translator:
             kept = [f for w in words for f in _forms(w) if 0 < df.get(f, 0) <= common]
             kept = sorted(dict.fromkeys(kept), key=lambda f: (f not in workplace, df[f]))
             if kept:
-                out[source] = kept[:PER_TERM]
+                out[source] = kept[:most]
         return out

@@ -28,8 +28,11 @@ _PRONOUN_ZH = re.compile(r"(它们|它|他们|她们|他|她)")
 _REFER_EN = re.compile(
     r"\b(those|these|that|this|the same|such|above|former|latter|ones?|there|else|other|"
     r"another|more|steps?|again|next|previous)\b", re.I)
+# 还 points back when it means "also" ("还要交什么？"), not when it means "still" or "yet"
+# before a negation, a modal or 在 ("用了三年还能保修吗？", "半小时还没人接会怎样？"): that one
+# says how long something has lasted, not that another thing is asked.
 _REFER_ZH = re.compile(r"(这个|那个|这些|那些|其|该|上述|此|这种|那种|这样|那样|刚才|上面|前面|"
-                       r"还|也|另外|其他|呢[？?]?$)")
+                       r"还(?![没不未能在])|也|另外|其他|呢[？?]?$)")
 # Openings that point back themselves: "what about the gym?" asks the earlier question of
 # something else.
 _START_EN = re.compile(r"^\s*(what about|how about|is that|are those|is this|are these|"
@@ -179,7 +182,8 @@ def topic_terms(history: list[Turn], limit: int = MAX_BORROWED,
                 language: Language | None = None) -> list[str]:
     """What the thread's latest answered turn was about: its own terms, those its answer
     repeats first (the answer confirms them as the topic), then the terms that turn had
-    itself borrowed, then its cited title when the title shares one of its terms (a title
+    itself borrowed (first when they stood for its pronoun: the thing it asked about), then
+    its cited title when the title shares one of its terms (a title
     found by a wrong guess would otherwise steer every later turn).
 
     For a question in ``language`` after a turn asked in the other one ("Is it refunded
@@ -195,7 +199,11 @@ def topic_terms(history: list[Turn], limit: int = MAX_BORROWED,
     ranked = [t for t in own if norm(t) in said] + [t for t in own if norm(t) not in said]
     asked = set(content_terms(last["question"]))
     inherited = [t for t in content_terms(last["rewritten"]) if t not in asked and t not in own]
-    out = list(dict.fromkeys([*ranked, *inherited]))
+    # A pronoun names the thread's thing and the rest of its question what is asked of it:
+    # "Does the company cover the cost of it?" leaves the lost laptop the topic, not the
+    # cost, for a next "How soon do I get a new one?".
+    first = [*inherited, *ranked] if _stood_for(last) else [*ranked, *inherited]
+    out = list(dict.fromkeys(first))
     for doc in last["cited"][:1]:
         title = content_terms(doc["title"])
         if any(norm(t) in norm(doc["title"]) for t in own):
@@ -206,6 +214,15 @@ def topic_terms(history: list[Turn], limit: int = MAX_BORROWED,
             # answer came from does.
             out = [*title, *(t for t in out if not _foreign(t, language))]
     return out[:limit]
+
+
+def _stood_for(turn: Turn) -> bool:
+    """Was ``turn`` rewritten by putting the thread's topic in place of its pronoun or
+    demonstrative ("Is it free?" -> "Is shuttle free?")?"""
+    question = turn["question"]
+    language = language_of(question)
+    pattern = _STANDS_FOR_ZH if language == "zh" else _STANDS_FOR_EN
+    return turn["rewritten"] != question and bool(pattern.search(question))
 
 
 def rewrite(question: str, language: Language, borrowed: list[str]) -> str:

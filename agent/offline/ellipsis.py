@@ -23,6 +23,9 @@ from store.tokenize import has_cjk, tokens
 # value, so the conditional word is part of the opening, not a word the question asks about.
 _OPEN_ZH = re.compile(r"^\s*(那么|那|还有|另外)?\s*(?:(?:要是|如果|假如|若是)是?)?")
 _OPEN_EN = re.compile(r"^\s*(and|but|also|so|then|what about|how about)\b[\s,]*", re.I)
+# "X的呢？": the 的 marks X as what modifies the thing asked about ("那春节的呢？").
+_ATTRIBUTIVE = re.compile(r"的\s*呢\s*[？?]?\s*$")
+_DEGREE = ("最", "一共", "总共", "大概", "大约", "至少", "通常")
 _CLOSE = re.compile(r"的?\s*(呢|吗)?\s*[？?。.!！]*\s*$")
 
 
@@ -57,6 +60,8 @@ def substitute(question: str, language: Language, previous: str) -> str | None:
         if term in before:
             continue
         old = next((b for b in before if _siblings(term, b)), None)
+        if old is None and len(own) == 1 and language == "zh" and _ATTRIBUTIVE.search(question):
+            old = _attributive(previous, before)
         if old is None:
             return _new_modifier(core, own, before, previous) if language == "zh" else None
         pairs.append((term, old))
@@ -78,6 +83,24 @@ def substitute(question: str, language: Language, previous: str) -> str | None:
         if not n:
             return None
     return out
+
+
+def _attributive(previous: str, before: list[str]) -> str | None:
+    """The word that modifies a noun in ``previous``: one followed by 的 ("上海的住宿标准"),
+    or else the first of two topic words written together ("国庆封网"). "那春节的呢？" is
+    "what about the 春节 one?": its 的 marks 春节 as such a modifier, so it stands where the
+    earlier question's modifier stood, even when the two share no character."""
+    words = tokens(previous, precise=True)
+    pairs = list(zip(words, words[1:]))
+    for word, after in pairs:
+        if word in before and after == "的" and has_cjk(word):
+            return word
+    for word, after in pairs:
+        # A superlative after a word says how much of it ("病假最多…"): no noun it modifies.
+        if word in before and after in before and has_cjk(word) and has_cjk(after) and \
+                not after.startswith(_DEGREE):
+            return word
+    return None
 
 
 def _modified(head: str, previous: str) -> str | None:

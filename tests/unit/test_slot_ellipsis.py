@@ -130,3 +130,13 @@ def test_a_restated_slot_keeps_its_new_value_whole_for_the_next_turn() -> None:
     u = _understand("那副值守呢？", history)
     assert u["query"] == "副值守每周补贴多少？"
     assert "副值守" in u["entities"]
+
+
+def test_a_modifier_marked_by_de_stands_where_the_earlier_modifier_stood() -> None:
+    # "那X的呢？" asks about "the X one": X modifies the earlier question's noun, in place of
+    # the word that modified it, though the two share no character.
+    assert substitute("那北京的呢？", "zh", "上海的住宿标准是多少？") == "北京的住宿标准是多少？"
+    assert substitute("那端午的呢？", "zh", "中秋值班安排是什么？") == "端午值班安排是什么？"
+    # Without 的 nothing marks the slot; a superlative modifies no noun.
+    assert substitute("那端午呢？", "zh", "中秋值班安排是什么？") is None
+    assert substitute("那发票的呢？", "zh", "病假最多能请几天？") is None

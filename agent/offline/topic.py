@@ -182,8 +182,7 @@ def topic_terms(history: list[Turn], limit: int = MAX_BORROWED,
                 language: Language | None = None) -> list[str]:
     """What the thread's latest answered turn was about: its own terms, those its answer
     repeats first (the answer confirms them as the topic), then the terms that turn had
-    itself borrowed (first when they stood for its pronoun: the thing it asked about), then
-    its cited title when the title shares one of its terms (a title
+    itself borrowed, then its cited title when the title shares one of its terms (a title
     found by a wrong guess would otherwise steer every later turn).
 
     For a question in ``language`` after a turn asked in the other one ("Is it refunded
@@ -199,11 +198,7 @@ def topic_terms(history: list[Turn], limit: int = MAX_BORROWED,
     ranked = [t for t in own if norm(t) in said] + [t for t in own if norm(t) not in said]
     asked = set(content_terms(last["question"]))
     inherited = [t for t in content_terms(last["rewritten"]) if t not in asked and t not in own]
-    # A pronoun names the thread's thing and the rest of its question what is asked of it:
-    # "Does the company cover the cost of it?" leaves the lost laptop the topic, not the
-    # cost, for a next "How soon do I get a new one?".
-    first = [*inherited, *ranked] if _stood_for(last) else [*ranked, *inherited]
-    out = list(dict.fromkeys(first))
+    out = list(dict.fromkeys([*ranked, *inherited]))
     for doc in last["cited"][:1]:
         title = content_terms(doc["title"])
         if any(norm(t) in norm(doc["title"]) for t in own):
@@ -214,15 +209,6 @@ def topic_terms(history: list[Turn], limit: int = MAX_BORROWED,
             # answer came from does.
             out = [*title, *(t for t in out if not _foreign(t, language))]
     return out[:limit]
-
-
-def _stood_for(turn: Turn) -> bool:
-    """Was ``turn`` rewritten by putting the thread's topic in place of its pronoun or
-    demonstrative ("Is it free?" -> "Is shuttle free?")?"""
-    question = turn["question"]
-    language = language_of(question)
-    pattern = _STANDS_FOR_ZH if language == "zh" else _STANDS_FOR_EN
-    return turn["rewritten"] != question and bool(pattern.search(question))
 
 
 def rewrite(question: str, language: Language, borrowed: list[str]) -> str:

@@ -258,16 +258,3 @@ def test_a_pronoun_whose_topic_the_question_fronts_itself_takes_nothing_of_the_t
                      "and for contractors, is it the same?", "and in Tier 2 cities, is it 45?"):
         assert understand(question, [EXPENSES], CONFIDENT)["is_followup"], question
 
-
-def test_the_thing_a_pronoun_stood_for_stays_the_topic_of_the_next_turn() -> None:
-    first = turn("How do I return a broken headset?", ["return", "broken", "headset"],
-                 answer="Return a broken headset at the IT desk.", title="Equipment returns")
-    second = turn("Is it refunded in full?", ["refunded", "full"],
-                  answer="Refunds are paid in full within 30 days.", title="Equipment returns",
-                  rewritten="Is broken headset return refunded in full?")
-    # "How long does a replacement take?" lacks the headset, not the refund.
-    assert topic_terms([first, second])[:2] == ["broken", "headset"]
-    # A turn that named its thing itself lends its own words first, as before.
-    plain = turn("Is the headset refunded in full?", ["headset", "refunded", "full"],
-                 answer="Refunded in full within 30 days.", title="Equipment returns")
-    assert topic_terms([first, plain])[0] == "refunded"

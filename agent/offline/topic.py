@@ -28,8 +28,11 @@ _PRONOUN_ZH = re.compile(r"(它们|它|他们|她们|他|她)")
 _REFER_EN = re.compile(
     r"\b(those|these|that|this|the same|such|above|former|latter|ones?|there|else|other|"
     r"another|more|steps?|again|next|previous)\b", re.I)
+# 还 points back when it means "also" ("还要交什么？"), not when it means "still" or "yet"
+# before a negation, a modal or 在 ("用了三年还能保修吗？", "半小时还没人接会怎样？"): that one
+# says how long something has lasted, not that another thing is asked.
 _REFER_ZH = re.compile(r"(这个|那个|这些|那些|其|该|上述|此|这种|那种|这样|那样|刚才|上面|前面|"
-                       r"还|也|另外|其他|呢[？?]?$)")
+                       r"还(?![没不未能在])|也|另外|其他|呢[？?]?$)")
 # Openings that point back themselves: "what about the gym?" asks the earlier question of
 # something else.
 _START_EN = re.compile(r"^\s*(what about|how about|is that|are those|is this|are these|"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from agent.offline.ellipsis import substitute
+from agent.offline.ellipsis import restated_terms, substitute
 from agent.offline.route import is_chitchat
 from agent.offline.topic import SHORT, has_pronoun, last_answered, refers_back, rewrite, topic_terms
 from agent.state import ThreadContext, TopicEvidence, Turn, Understanding, UnderstandInput
@@ -73,7 +73,7 @@ def understand(inp: UnderstandInput) -> Understanding:
         # The earlier question with the new value in its slot: every word of it is what
         # this turn asks, none merely carried along.
         query = slot
-        entities = content_terms(query)
+        entities = restated_terms(question, language, slot)
     elif follow:
         present = norm(question)
         borrowed = [t for t in topic_terms(history, language=language)

@@ -105,3 +105,38 @@ def test_a_question_asked_as_it_stands_in_the_threads_document_reads_the_threads
                         "route": "single_retrieval", "queries": [u["query"]],
                         "passages": [SHUTTLE], "attempt": 0, "rejected": []})
     assert other["sentences"][0]["text"].startswith("东线")
+
+
+def test_a_condition_names_the_new_value_of_the_slot() -> None:
+    # "那要是…呢？" is "what if it is …?": 要是 is the opening, not a word asked about, and a
+    # number is replaced where it stands beside Chinese characters ("1200元").
+    assert substitute("那要是5000元呢？", "zh", "采购1200元的显示器要谁批？") \
+        == "采购5000元的显示器要谁批？"
+    assert substitute("如果是夜班呢？", "zh", "白班补贴多少？") == "夜班补贴多少？"
+
+
+def test_a_new_one_character_modifier_replaces_the_old_one_before_the_same_head() -> None:
+    # The segmenter cuts 主 / 副 off as words of their own: the follow-up seems to name
+    # only 值守, which the earlier question already holds.
+    assert substitute("那副值守呢？", "zh", "主值守每周补贴多少？") == "副值守每周补贴多少？"
+    # A word holding the old one takes its modifier's place too, not its own beside it.
+    assert substitute("那副组长呢？", "zh", "正组长每月津贴多少？") == "副组长每月津贴多少？"
+    # A longer word before the head may be a verb or a place: left to the thread's topic.
+    assert substitute("那周末值守呢？", "zh", "申请值守补贴要多久？") is None
+
+
+def test_a_restated_slot_keeps_its_new_value_whole_for_the_next_turn() -> None:
+    history = [_turn("主值守每周补贴多少？", ["值守", "每周", "补贴"])]
+    u = _understand("那副值守呢？", history)
+    assert u["query"] == "副值守每周补贴多少？"
+    assert "副值守" in u["entities"]
+
+
+def test_a_modifier_marked_by_de_stands_where_the_earlier_modifier_stood() -> None:
+    # "那X的呢？" asks about "the X one": X modifies the earlier question's noun, in place of
+    # the word that modified it, though the two share no character.
+    assert substitute("那北京的呢？", "zh", "上海的住宿标准是多少？") == "北京的住宿标准是多少？"
+    assert substitute("那端午的呢？", "zh", "中秋值班安排是什么？") == "端午值班安排是什么？"
+    # Without 的 nothing marks the slot; a superlative modifies no noun.
+    assert substitute("那端午呢？", "zh", "中秋值班安排是什么？") is None
+    assert substitute("那发票的呢？", "zh", "病假最多能请几天？") is None

@@ -120,6 +120,9 @@ def test_cues_firm_weak_or_none() -> None:
     assert refers_back("by the way, is it free?", "en", 1) == "firm"
     assert refers_back("另外，访客停车要提前登记吗？", "zh", 5) == "new"
     assert refers_back("另外还要带什么材料？", "zh", 2) == "firm"
+    # 还 as "still" or "yet" says how long something lasted, not that another thing is asked.
+    assert refers_back("如果班车半小时还没来怎么办？", "zh", 3) == "glue"
+    assert refers_back("还有一张去年的发票，现在还能报吗？", "zh", 5) == "glue"
     assert refers_back("is the shuttle free on sundays btw", "en", 3) == "new"
 
 
@@ -254,3 +257,4 @@ def test_a_pronoun_whose_topic_the_question_fronts_itself_takes_nothing_of_the_t
     for question in ("If I travel by train, can I file it?", "Alright, is it refunded?",
                      "and for contractors, is it the same?", "and in Tier 2 cities, is it 45?"):
         assert understand(question, [EXPENSES], CONFIDENT)["is_followup"], question
+

@@ -59,6 +59,32 @@ def value_pattern(question: str) -> re.Pattern[str] | None:
     return None
 
 
+# A deadline ("until when can I claim it", "by when", "截止到什么时候", "最晚哪天交"): the answer
+# is the limit, which documents give as a date or as a period counted from an event
+# ("within your first year", "within 60 days of the trip", "6 个月内", "返岗后 3 个工作日内").
+_ASKS_DEADLINE = re.compile(r"(\buntil when\b|\bby when\b|\bhow late\b|\bdeadlines?\b|"
+                            r"\b(?:what|which) is the (?:last|latest) (?:day|date)\b|"
+                            r"截止|截至|最晚|最迟|期限|(?:什么时候|何时|哪天)(?:之前|以前|前)|"
+                            r"多久(?:之内|以内|内)|多长时间(?:之内|以内|内))", re.I)
+_DEADLINE = (r"(\b(?:within|in the first|during the first|no later than)\s+(?:\w+\s+){0,3}?"
+             r"(?:days?|weeks?|months?|years?|quarters?|hours?)\b|"
+             r"\b(?:by|before|until|no later than)\s+(?:the\s+)?(?:end of|\d|"
+             r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\b)|"
+             r"(?:天|日|周|个月|月|年|季度|小时|工作日)\s*(?:之内|以内|内)|"
+             r"\d{1,2}\s*月\s*\d{1,2}\s*[日号]\s*(?:之前|以前|前)|"
+             r"(?:至|到|截至|截止)\s*(?:次年|当年|同年|\d{4}\s*年)?\s*\d{1,2}\s*月|"
+             rf"(?:{_ZH_NUM}\s*[日号]|底|末)\s*(?:之前|以前|前))")
+
+
+def deadline_pattern(question: str) -> re.Pattern[str] | None:
+    """A pattern a sentence giving a deadline matches (a period "within your first year",
+    "3 个工作日内", or a date "before 31 March", "3 月 31 日前") when ``question`` asks until
+    when something may be done; ``None`` otherwise."""
+    if not _ASKS_DEADLINE.search(question):
+        return None
+    return re.compile(_DEADLINE, re.I)
+
+
 # "用啥命令", "看日志的命令是什么", "what command shows…", "which command do I run": the answer
 # is a command line, which documents set in code formatting (a code block, or `inline`).
 # "下达命令" (an order) asks no such thing: 命令 counts after an asking word, or as the subject

@@ -11,6 +11,7 @@ from agent.offline.amounts import asked_amounts, covering_floor
 from agent.offline.asked import (
     asks_command,
     asks_meaning,
+    deadline_pattern,
     holds_command,
     holds_meaning,
     holds_value,
@@ -203,7 +204,9 @@ def rank_sentences(inp: GenerateInput, terms: list[str],
            + 0.5 / (1 + p["rank"]) for p in passages]
     candidates: list[Candidate] = []
     wants_number = bool(_NUMERIC.search(inp["question"]))
-    value = asked_value(inp["question"])
+    # A deadline is answered by a period or a date it runs to ("within your first year"),
+    # not by any date or duration (a page's "Last updated", a voucher valid for 24 hours).
+    value = deadline_pattern(inp["question"]) or asked_value(inp["question"])
     section = asked_section(inp["question"])
     holding: set[tuple[int, str]] = set()
     asked_periods = periods(inp["question"])

@@ -256,3 +256,48 @@ def test_a_process_time_asks_how_long_not_when() -> None:
         assert value.search("审批一般需要 3 个工作日"), question
     assert asked_value("What time does the canteen open?").search("Breakfast is at 7:30.")  # type: ignore[union-attr]
     assert asked_value("他现时效力哪支球队？") is None  # "时效" inside "现时效力"
+
+
+CYCLING = """# Cycling to Work Scheme
+
+## Subsidy
+
+Last reviewed: 2026-03-02.
+The cycling subsidy of CNY 800 pays for a bike, a lock or a helmet; apply for it on the benefits portal within six months of joining.
+Keep the shop's receipt: the portal asks for a photo of it.
+"""
+
+HOUSING_FUND = """# 住房公积金提取指引
+
+## 办理时限
+
+本指引自 2026 年 1 月 1 日起执行，由人力资源部负责解释。
+离职员工提取公积金，须在离职后 30 天内向人力资源部提交提取申请。
+提取申请需附身份证复印件和离职证明。
+"""
+
+
+def test_a_deadline_question_wants_a_period_or_a_date_it_runs_to() -> None:
+    from agent.offline.asked import deadline_pattern
+    for question in ("Until when can I apply for the cycling subsidy?",
+                     "By when do I have to apply?", "公积金提取最晚什么时候办？",
+                     "提取申请的截止时间是哪天？", "要在多久之内提交？"):
+        value = deadline_pattern(question)
+        assert value is not None, question
+        assert value.search("apply for it within six months of joining"), question
+        assert value.search("须在离职后 30 天内提交"), question
+        assert value.search("当年未休完可顺延至次年 3 月 31 日"), question
+        assert value.search("submit it before 15 June"), question
+        # a date that is no limit, a duration that is no limit
+        assert not value.search("Last reviewed: 2026-03-02."), question
+        assert not value.search("The voucher is valid for 24 hours."), question
+    for question in ("How much is the cycling subsidy?", "公积金什么时候到账？", "When was it built?"):
+        assert deadline_pattern(question) is None, question
+
+
+def test_the_sentence_with_the_limit_answers_until_when() -> None:
+    draft = ask("Until when can I apply for the cycling subsidy?",
+                _passages(CYCLING, "Cycling to Work Scheme"))
+    assert "within six months of joining" in draft["sentences"][0]["text"], draft["text"]
+    draft = ask("离职后公积金最晚什么时候提取？", _passages(HOUSING_FUND, "住房公积金提取指引"))
+    assert draft["sentences"][0]["text"].startswith("离职员工提取公积金"), draft["text"]

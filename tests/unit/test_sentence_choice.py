@@ -7,6 +7,7 @@ documents and questions are written for these tests."""
 
 from __future__ import annotations
 
+from agent.offline.asked import deadline_pattern
 from agent.offline.kinds import asked_value
 from agent.offline.layout import quotable_units
 from agent.offline.scope import asks_scope, describes_document
@@ -258,14 +259,10 @@ def test_a_process_time_asks_how_long_not_when() -> None:
     assert asked_value("他现时效力哪支球队？") is None  # "时效" inside "现时效力"
 
 
-CYCLING = """# Cycling to Work Scheme
-
-## Subsidy
-
-Last reviewed: 2026-03-02.
-The cycling subsidy of CNY 800 pays for a bike, a lock or a helmet; apply for it on the benefits portal within six months of joining.
-Keep the shop's receipt: the portal asks for a photo of it.
-"""
+CYCLING = ("# Cycling to Work Scheme\n\n## Subsidy\n\nLast reviewed: 2026-03-02.\n"
+           "The cycling subsidy of CNY 800 pays for a bike, a lock or a helmet; apply for it on "
+           "the benefits portal within six months of joining.\n"
+           "Keep the shop's receipt: the portal asks for a photo of it.\n")
 
 HOUSING_FUND = """# 住房公积金提取指引
 
@@ -278,7 +275,6 @@ HOUSING_FUND = """# 住房公积金提取指引
 
 
 def test_a_deadline_question_wants_a_period_or_a_date_it_runs_to() -> None:
-    from agent.offline.asked import deadline_pattern
     for question in ("Until when can I apply for the cycling subsidy?",
                      "By when do I have to apply?", "公积金提取最晚什么时候办？",
                      "提取申请的截止时间是哪天？", "要在多久之内提交？"):
@@ -291,7 +287,8 @@ def test_a_deadline_question_wants_a_period_or_a_date_it_runs_to() -> None:
         # a date that is no limit, a duration that is no limit
         assert not value.search("Last reviewed: 2026-03-02."), question
         assert not value.search("The voucher is valid for 24 hours."), question
-    for question in ("How much is the cycling subsidy?", "公积金什么时候到账？", "When was it built?"):
+    for question in ("How much is the cycling subsidy?", "公积金什么时候到账？",
+                     "When was it built?"):
         assert deadline_pattern(question) is None, question
 
 

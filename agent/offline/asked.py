@@ -64,7 +64,7 @@ def value_pattern(question: str) -> re.Pattern[str] | None:
 # ("within your first year", "within 60 days of the trip", "6 个月内", "返岗后 3 个工作日内").
 _ASKS_DEADLINE = re.compile(r"(\buntil when\b|\bby when\b|\bhow late\b|\bdeadlines?\b|"
                             r"\b(?:what|which) is the (?:last|latest) (?:day|date)\b|"
-                            r"截止|截至|最晚|最迟|期限|(?:什么时候|何时|哪天)(?:之前|以前|前)|"
+                            r"截止|截至|最晚|最迟|(?:什么时候|何时|哪天)(?:之前|以前|前)|"
                             r"多久(?:之内|以内|内)|多长时间(?:之内|以内|内))", re.I)
 _DEADLINE = (r"(\b(?:within|in the first|during the first|no later than)\s+(?:\w+\s+){0,3}?"
              r"(?:days?|weeks?|months?|years?|quarters?|hours?)\b|"

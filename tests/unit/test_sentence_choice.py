@@ -287,8 +287,9 @@ def test_a_deadline_question_wants_a_period_or_a_date_it_runs_to() -> None:
         # a date that is no limit, a duration that is no limit
         assert not value.search("Last reviewed: 2026-03-02."), question
         assert not value.search("The voucher is valid for 24 hours."), question
+    # a term's length is a duration, not a limit
     for question in ("How much is the cycling subsidy?", "公积金什么时候到账？",
-                     "When was it built?"):
+                     "When was it built?", "劳动合同期限是几年？", "试用期多久？"):
         assert deadline_pattern(question) is None, question
 
 

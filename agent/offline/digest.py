@@ -23,7 +23,7 @@ _ASKS_SUMMARY = re.compile(
     r"(?:^|[，,。？?：:\s])(?:请|帮我|麻烦|能否|可以|能不能)?(?:简要|简单|大致)?地?"
     r"(?:概括|总结|概述|归纳|简述|综述|梳理)(?:一下|下)?(?=[^会表报人]|$)|"
     r"简要介绍|(?:主要|大致)内容|(?:重大|重要|主要)(?:事项|事件)|"
-    r"判决(?:结果|内容)|怎么判|判了什么|"
+    r"判决(?:结果|内容)|怎么判(?![断定别])|判了什么|"
     r"\bsummari[sz]e\b|\bsum up\b|\brecap\b|\bbriefly (?:describe|explain)\b|"
     r"\b(?:give|write|provide)\b.{0,12}\b(?:summary|overview|outline)\b|"
     r"^\s*(?:a\s+)?(?:brief\s+|short\s+)?(?:summary|overview|outline)\s+of\b|"

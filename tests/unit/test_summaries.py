@@ -102,7 +102,9 @@ def test_summary_questions_are_told_from_questions_about_a_summary() -> None:
     assert asks_summary("概括一下这起租赁纠纷的判决内容")
     assert asks_summary("Can you summarise the 2024 interim report?")
     assert asks_summary("Give me a short overview of the rollout plan")
+    assert asks_summary("这起纠纷法院最后怎么判的？")
     assert not asks_summary("项目总结会在哪天开？")
+    assert not asks_summary("怎么判断磁盘是不是满了？")
     assert not asks_summary("Where is the summary table of on-call rotations?")
     assert not asks_summary("How do I export the weekly summary report?")
 

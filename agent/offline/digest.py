@@ -32,7 +32,7 @@ _ASKS_SUMMARY = re.compile(
 # A judgment's holdings open with "判决如下" (a ruling's "裁定如下"), an English one's with
 # "orders as follows" / "It is ordered that".
 _HOLDINGS = re.compile(r"(?:判决|裁定|决定)如下\s*[:：]?|\border(?:s|ed)?\s+as\s+follows\s*:?|"
-                       r"\bit\s+is\s+(?:hereby\s+)?ordered\s+that\b", re.I)
+                       r"\bit\s+is\s+(?:hereby\s+)?ordered\s+that\b\s*:?", re.I)
 _HOLDING_ITEM = re.compile(r"^\s*(?:[一二三四五六七八九十]{1,3}[、.．]|\d{1,2}[、.．)）]|"
                            r"[（(](?:[一二三四五六七八九十]{1,3}|\d{1,2}|[a-z])[)）])\s*\S")
 # A dated event: a day or a month of a year ("2025年3月21日", "2025年4月", "21 March 2025",

@@ -112,3 +112,20 @@ def test_summary_questions_are_told_from_questions_about_a_summary() -> None:
 def test_other_questions_over_a_judgment_are_left_to_the_ranked_answer() -> None:
     draft = ask("青禾物业和米兰烘焙的纠纷是哪天立案的？", [JUDGMENT, OTHER])
     assert "2024年10月9日" in draft["sentences"][0]["text"], draft["text"]
+
+
+def test_an_english_judgment_is_summarised_by_its_orders() -> None:
+    judgment = _doc(
+        "e-1", "Penrose Bakeries Ltd v Allcott Lettings Ltd — Judgment",
+        "IN THE COUNTY COURT AT NORWICH\nPenrose Bakeries Ltd v Allcott Lettings Ltd\n"
+        "The claimant Penrose Bakeries Ltd brought a claim against Allcott Lettings Ltd for "
+        "the return of a deposit on a commercial lease.\nThe landlord argued the deposit "
+        "covered repairs.\nFor these reasons, IT IS ORDERED that:\n"
+        "1. The defendant shall repay the deposit of £18,500 to the claimant within 14 days.\n"
+        "2. The defendant shall pay the claimant's costs, assessed at £4,200.\n\n"
+        "Dated 9 October 2025")
+    draft = ask("Summarise the judgment in Penrose Bakeries v Allcott Lettings", [judgment, MEMO])
+    texts = [s["text"] for s in draft["sentences"]]
+    assert len(texts) == 2, draft["text"]
+    assert "£18,500" in texts[0]
+    assert "£4,200" in texts[1]

@@ -78,7 +78,7 @@ _ASKING_WORDS = frozenset([
     "notable", "events", "developments", "points"])
 
 
-def topic_terms(question: str, terms: list[str]) -> list[str]:
+def subject_terms(question: str, terms: list[str]) -> list[str]:
     """``terms`` less the words that ask for a summary, when ``question`` asks for one (the
     subject's own words stay: at least one term is always kept)."""
     if not asks_summary(question):

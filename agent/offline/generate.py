@@ -14,7 +14,7 @@ from agent.offline.answerable import Carried, answerable, missing_constraint
 from agent.offline.asked import value_pattern
 from agent.offline.chain import chain_lead, is_relation
 from agent.offline.compare import comparison_lead
-from agent.offline.digest import summarised, topic_terms
+from agent.offline.digest import subject_terms, summarised
 from agent.offline.disagree import disagreement
 from agent.offline.layout import rendered_rows
 from agent.offline.lists import complete_lists, with_antecedents
@@ -78,7 +78,7 @@ def generate(inp: GenerateInput) -> Draft:  # noqa: PLR0911 - each early return 
         return Draft(sentences=[Sentence(text=text, cites=[])], refused=False, text=text)
     passages = inp["passages"]
     # "概括一下…的重大事项": 概括 and 重大事项 ask for the summary; the rest names its subject.
-    terms = topic_terms(inp["question"], content_terms(u["query"]))
+    terms = subject_terms(inp["question"], content_terms(u["query"]))
     # A question that tells the bot what to do ("ignore previous instructions…") is not
     # one the documents answer; obeying it is what an injection wants.
     if (not passages or not terms or is_suspicious(inp["question"])

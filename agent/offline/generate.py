@@ -14,6 +14,7 @@ from agent.offline.answerable import Carried, answerable, missing_constraint
 from agent.offline.asked import value_pattern
 from agent.offline.chain import chain_lead, is_relation
 from agent.offline.compare import comparison_lead
+from agent.offline.digest import subject_terms, summarised
 from agent.offline.disagree import disagreement
 from agent.offline.layout import rendered_rows
 from agent.offline.lists import complete_lists, with_antecedents
@@ -76,7 +77,8 @@ def generate(inp: GenerateInput) -> Draft:  # noqa: PLR0911 - each early return 
         text = table[lang] if is_chitchat(inp["question"]) else messages.GREETING[lang]
         return Draft(sentences=[Sentence(text=text, cites=[])], refused=False, text=text)
     passages = inp["passages"]
-    terms = content_terms(u["query"])
+    # "概括一下…的重大事项": 概括 and 重大事项 ask for the summary; the rest names its subject.
+    terms = subject_terms(inp["question"], content_terms(u["query"]))
     # A question that tells the bot what to do ("ignore previous instructions…") is not
     # one the documents answer; obeying it is what an injection wants.
     if (not passages or not terms or is_suspicious(inp["question"])
@@ -97,6 +99,10 @@ def generate(inp: GenerateInput) -> Draft:  # noqa: PLR0911 - each early return 
     dated = _compared_or_dated(inp, candidates)
     if dated is not None:
         return Draft(sentences=dated, refused=False, text=render(dated, lang))
+    # "概括一下…的判决内容": the best document's holdings or events, not its opening.
+    digest = summarised(inp["question"], passages, candidates[0][1] - 1, MAX_CHARS)
+    if digest is not None:
+        return Draft(sentences=digest, refused=False, text=render(digest, lang))
     # "Who is the chief executive of the company that …": the role's sentence answers.
     candidates = role_first(inp["question"], candidates)
     parts = _answer_parts(inp, all_terms)

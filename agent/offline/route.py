@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 
 from agent import messages
-from agent.question_shape import has_relative_clause, is_chitchat, is_comparison, is_composed
 from agent.offline.versus import compared_names
+from agent.question_shape import has_relative_clause, is_chitchat, is_comparison, is_composed
 from agent.state import ClarifyRequest, Facets, Language, RouteDecision, RouteInput
 from agent.text import content_terms, term_set
 from agent.vague import specificity

@@ -52,5 +52,6 @@ def test_each_compared_name_is_searched_with_the_asked_thing(agent: Agent) -> No
                                 thread_id="versus:search", kb="reports"))
     assert not result.refused, result.text
     # Both reports' values, and the verdict from them: 临川数据 is higher.
-    assert "46.80亿元" in result.text and "51.26亿元" in result.text, result.text
+    assert "46.80亿元" in result.text, result.text
+    assert "51.26亿元" in result.text, result.text
     assert result.text.index("临川数据") < result.text.index("青禾光电"), result.text

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from agent.offline.route import is_comparison
+from agent.question_shape import is_comparison
 from agent.state import (
     Bridge,
     BridgeInput,
@@ -103,6 +103,12 @@ def comparison_parts(question: str) -> list[str]:
     return [p for p in parts if content_terms(p)] if all(content_terms(p) for p in parts) else []
 
 
+def _versus_searches(question: str) -> list[str]:
+    from agent.offline.versus import searches  # versus reads this module's comparison_parts
+
+    return searches(question)
+
+
 def plan(inp: PlanInput) -> Plan:
     u = inp["understanding"]
     query = u["query"]
@@ -111,6 +117,11 @@ def plan(inp: PlanInput) -> Plan:
     filters = filters_for(inp["question"], inp["facets"])
     subs = [_sub(1, query, [], filters)]
     if inp["route"] != "multi_retrieval":
+        return Plan(sub_questions=subs)
+    named = _versus_searches(inp["question"])
+    if named:
+        # Two names compared for one value each: each name searched with the asked thing.
+        subs.extend(_sub(i, q, [], filters) for i, q in enumerate(named, start=2))
         return Plan(sub_questions=subs)
     if is_comparison(inp["question"]):
         parts = comparison_parts(u["query"])

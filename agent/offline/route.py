@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from agent import messages
+from agent.offline.versus import compared_names
 from agent.question_shape import has_relative_clause, is_chitchat, is_comparison, is_composed
 from agent.state import ClarifyRequest, Facets, Language, RouteDecision, RouteInput
 from agent.text import content_terms, term_set
@@ -65,7 +66,7 @@ def route(inp: RouteInput) -> RouteDecision:
         text = messages.CLARIFY[lang] if options else messages.CLARIFY_NO_OPTIONS[lang]
         return RouteDecision(route="clarify", reason="under-specified question",
                              clarification=ClarifyRequest(question=text, options=options))
-    if is_comparison(question):
+    if is_comparison(question) or compared_names(question) is not None:
         return RouteDecision(route="multi_retrieval", reason="comparison", clarification=None)
     if is_multi_question(question):
         return RouteDecision(route="multi_retrieval", reason="several questions in one",

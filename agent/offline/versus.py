@@ -145,6 +145,24 @@ def compared_pair(question: str) -> tuple[str, str] | None:
     return None if best is None else (best[1], best[2])
 
 
+def compared_names(question: str) -> tuple[str, str] | None:
+    """The two names of a question that ``compare`` answers (it picks one of two, or asks how
+    far apart they are), each with what is asked of it dropped; None for any other question."""
+    return compared_pair(question) if asked_direction(question) else None
+
+
+def searches(question: str) -> list[str]:
+    """One search per compared name: the name and the asked thing ("华辰精密 营业收入"), so
+    each name's document is looked for on its own, not left to the whole question's one
+    search (on a KB of look-alike reports its top hits may all be one side's); [] for a
+    question ``compare`` does not answer."""
+    names = compared_names(question)
+    if names is None:
+        return []
+    aspect = " ".join(_aspect(question, names))
+    return [f"{name} {aspect}".strip() for name in names]
+
+
 def _cn_number(text: str) -> int:
     if "十" in text:
         tens, _, ones = text.partition("十")

@@ -12,6 +12,7 @@ last character names the kind: 婚假 / 丧假, 五千块 / 一千块, 一线 / 
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from agent.state import Language
@@ -75,10 +76,10 @@ def substitute(question: str, language: Language, previous: str) -> str | None:
         # A number stands between any other characters ("3000元"); a Latin word between
         # non-word ones.
         edge = r"[\d.]" if old.isdigit() else r"[\w.]"
-        if has_cjk(old) and value.endswith(old):
-            # "副组长" after "正组长": the new word holds the old one; its modifier goes too.
-            old = _modified(old, out) or old
-        pattern = re.escape(old) if has_cjk(old) else rf"(?<!{edge}){re.escape(old)}(?!{edge})"
+        # "副组长" after "正组长": the new word holds the old one; its modifier goes too.
+        replaced = (_modified(old, out) or old) if has_cjk(old) and value.endswith(old) else old
+        pattern = (re.escape(replaced) if has_cjk(replaced)
+                   else rf"(?<!{edge}){re.escape(replaced)}(?!{edge})")
         out, n = re.subn(pattern, value.replace("\\", r"\\"), out, count=1, flags=re.I)
         if not n:
             return None
@@ -91,7 +92,7 @@ def _attributive(previous: str, before: list[str]) -> str | None:
     "what about the 春节 one?": its 的 marks 春节 as such a modifier, so it stands where the
     earlier question's modifier stood, even when the two share no character."""
     words = tokens(previous, precise=True)
-    pairs = list(zip(words, words[1:]))
+    pairs = list(itertools.pairwise(words))
     for word, after in pairs:
         if word in before and after == "的" and has_cjk(word):
             return word

@@ -62,6 +62,9 @@ _COLLOQUIAL_ZH = {"咋": "怎么", "啥": "什么"}
 _COLLOQUIAL = re.compile("[咋啥]")
 _WORD = re.compile(r"[A-Za-z]+")
 
+# The months' names, January first.
+MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august",
+               "september", "october", "november", "december")
 # Months as chat abbreviates them ("the outage in aug", "since sept"): a document writes
 # the month's name ("14 August 2026"), and a passage writing the short form holds the name
 # too (``variant_forms``). "may" is its own name.

@@ -15,6 +15,7 @@ import re
 
 from agent.state import Passage, Sentence
 from agent.text import norm, split_sentences
+from agent.wording import MONTH_NAMES
 
 # "概括一下…", "请总结…", "简述…", "…的主要内容", "Summarize …", "Give me an overview of …",
 # "the key events of …": asked of the bot, not a document's "项目总结会" or "summary table".
@@ -37,8 +38,7 @@ _HOLDING_ITEM = re.compile(r"^\s*(?:[一二三四五六七八九十]{1,3}[、.�
                            r"[（(](?:[一二三四五六七八九十]{1,3}|\d{1,2}|[a-z])[)）])\s*\S")
 # A dated event: a day or a month of a year ("2025年3月21日", "2025年4月", "21 March 2025",
 # "June 2025").
-_MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august",
-           "september", "october", "november", "december"]
+_MONTHS = MONTH_NAMES
 _ZH_DATE = re.compile(r"((?:19|20)\d{2})\s*年\s*(\d{1,2})\s*月")
 _EN_DATE = re.compile(r"\b(?:\d{1,2}\s+)?(" + "|".join(_MONTHS) + r")\s+(?:\d{1,2},?\s+)?"
                       r"((?:19|20)\d{2})\b", re.I)

@@ -20,6 +20,7 @@ from agent import messages
 from agent.offline.plan import comparison_parts
 from agent.state import Passage, Sentence
 from agent.text import char_ngrams, content_terms, norm, split_sentences
+from agent.wording import MONTH_NAMES
 
 Direction = Literal["earlier", "later", "higher", "lower", "difference"]
 
@@ -59,10 +60,8 @@ _ASKING = re.compile(r"哪(?:个|家|笔|位|项|一|份|起|次|种)?|谁|更|�
 
 _ZH_DIGIT = {"〇": 0, "零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6,
              "七": 7, "八": 8, "九": 9}
-_MONTHS = {m: i for i, m in enumerate(
-    ["january", "february", "march", "april", "may", "june", "july", "august", "september",
-     "october", "november", "december"], start=1)}
-_MONTH = "January|February|March|April|May|June|July|August|September|October|November|December"
+_MONTHS = {m: i for i, m in enumerate(MONTH_NAMES, start=1)}
+_MONTH = "|".join(MONTH_NAMES)
 _CN = "[〇零一二两三四五六七八九十]"
 _DATE = re.compile(
     rf"(?P<y>(?:19|20)\d\d)\s*年\s*(?P<m>\d{{1,2}})\s*月(?:\s*(?P<d>\d{{1,2}})\s*日)?|"

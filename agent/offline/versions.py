@@ -174,11 +174,16 @@ def period_fit(question_periods: set[str], sentence: str, frame: str,
     near, far = periods(sentence) | periods(frame), around or set()
     fit = 0
     for kind in {kind_of(p) for p in question_periods}:
-        for own in (near, far):
-            same = {p for p in own if kind_of(p) == kind}
-            if same:
-                if not same & question_periods:
-                    return -1
-                fit = 1
-                break
+        same = {p for p in near if kind_of(p) == kind}
+        if same:
+            if not same & question_periods:
+                return -1
+            fit = 1
+            continue
+        # The passage speaks for its sentences only when it is about one member of the kind
+        # (a report on one edition), and only against them: a biography naming four years, or
+        # an episode's page naming its season, does not make each of its sentences an answer.
+        others = {p for p in far if kind_of(p) == kind}
+        if len(others) == 1 and not others & question_periods:
+            return -1
     return fit

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from agent.offline.plan import comparison_parts
+from agent.offline.pairs import comparison_parts
 from agent.state import Passage, Sentence
 from agent.text import content_terms, norm, split_sentences, term_set
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from agent import messages
-from agent.offline.plan import comparison_parts
+from agent.offline.pairs import comparison_parts
 from agent.state import Passage, Sentence
 from agent.text import char_ngrams, content_terms, norm, split_sentences
 from agent.wording import MONTH_NAMES

@@ -181,9 +181,11 @@ def period_fit(question_periods: set[str], sentence: str, frame: str,
             fit = 1
             continue
         # The passage speaks for its sentences only when it is about one member of the kind
-        # (a report on one edition), and only against them: a biography naming four years, or
-        # an episode's page naming its season, does not make each of its sentences an answer.
+        # (a report on one edition, one quarter's figures): a biography naming four years
+        # does not make each of its sentences about any one of them.
         others = {p for p in far if kind_of(p) == kind}
-        if len(others) == 1 and not others & question_periods:
-            return -1
+        if len(others) == 1:
+            if not others & question_periods:
+                return -1
+            fit = 1
     return fit

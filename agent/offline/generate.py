@@ -125,12 +125,15 @@ def generate(inp: GenerateInput) -> Draft:  # noqa: PLR0911 - each early return 
     else:
         frames = {n: terms_of(frame(p), all_terms, translated(inp))
                   for n, p in enumerate(passages, start=1)}
+        held = {n: frames[n] | terms_of(p["text"], all_terms, translated(inp))
+                for n, p in enumerate(passages, start=1)}
         conflict = None if parts or _leads(inp) else disagreement(
             inp["question"], terms, candidates, passages, old=superseded(passages), language=lang)
         # A question in parts: its parts' answers first, then the support (a bridge hop).
         # Two documents that disagree: both, and nothing that would pick a side.
         sentences = conflict or with_antecedents(complete_lists(_quote(
-            inp, _facts(candidates, terms, inp["queries"], passages, frames), first=parts),
+            inp, _facts(candidates, terms, inp["queries"], passages, frames, held=held),
+            first=parts),
             passages, inp["question"]), passages)
         # "哪家公司…": the organisation's name first, when the sentences only say "公司".
         cited = next((x["cites"][0] for x in sentences if x["cites"]), None)
@@ -324,7 +327,8 @@ def _steps(candidates: list[Candidate], fit: list[float]) -> list[Candidate]:
 
 
 def _facts(candidates: list[Candidate], terms: list[str], queries: list[str],
-           passages: list[Passage], frames: dict[int, set[str]]) -> list[Candidate]:
+           passages: list[Passage], frames: dict[int, set[str]],
+           *, held: dict[int, set[str]]) -> list[Candidate]:
     chosen = [candidates[0]]
     # The best sentence for each extra query (a bridge hop, a compared item); the title
     # counts, since a hop query starts with the name the document is about.
@@ -353,8 +357,11 @@ def _facts(candidates: list[Candidate], terms: list[str], queries: list[str],
             break
         if c[1] in quoted and c not in chosen and c[0] >= 0.2:
             chosen.append(c)
-    # Finally sentences elsewhere that add terms the chosen ones lack.
-    covered = set().union(*(c[3] for c in chosen))
+    # Finally sentences elsewhere that add terms the quoted passages lack: a term the quoted
+    # passage holds in another sentence, its title or its headings is not missing from it
+    # ("cost" beside a runbook's "## Cost"), and another document's sentence holding it
+    # answers something else.
+    covered = set().union(*(c[3] for c in chosen), *(held[n] for n in quoted))
     for c in candidates[1:]:
         if len(chosen) >= MAX_SENTENCES:
             break

@@ -253,6 +253,17 @@ def test_generate_quotes_the_supporting_sentence_not_the_whole_chunk() -> None:
     assert "Lunch" not in draft["text"]
 
 
+def test_a_word_the_quoted_document_holds_brings_in_no_other_document() -> None:
+    # "cost" is the heading the bike rules sit under; another document's sentence holding
+    # it is about something else.
+    bikes = {**passage(1, "A stolen company bike is replaced by the company once a year.",
+                       doc_id="bikes", title="Company bikes"), "heading_path": ["Cost"]}
+    returns = passage(2, "Refunds and reverse shipping cost CNY 2 million in the quarter.",
+                      doc_id="returns", title="Returns report", rank=1)
+    draft = _generate("Does the company cover the cost of a stolen bike?", [bikes, returns])
+    assert [s["cites"] for s in draft["sentences"]] == [[1]]
+
+
 def test_generate_refuses_without_citations_when_evidence_is_missing() -> None:
     draft = _generate("火星基地的氧气配额是多少？",
                       [passage(1, "Redis 内存满了时写入失败。"), passage(2, "年假每年十天。")])

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from agent.engine import OfflineEngine
 from agent.offline.answer_kinds import asked_kinds, holds_kind
+from agent.offline.kinds import asked_value
 from agent.state import Passage
 
 BADGE = """# Missing Access Badge
@@ -135,3 +136,13 @@ def test_a_follow_up_asking_what_happens_is_answered_from_the_thread_document() 
     assert "门禁" in _first_sentence(question, passages)
     first = _first_sentence(question, passages, carried_from=["parking"])
     assert "取消当季停车资格" in first
+
+
+def test_whether_the_company_covers_a_cost_asks_who_pays() -> None:
+    value = asked_value("Does the company cover the cost of a missing badge?")
+    assert value is not None
+    assert value.search("The first missing badge in two years is free of charge.")
+    assert asked_value("门禁卡丢了公司承担吗？") is not None
+    passages = _passages(("badge", BADGE), ("desks", OTHER))
+    first = _first_sentence("Does the company cover the cost of a missing badge?", passages)
+    assert "free of charge" in first

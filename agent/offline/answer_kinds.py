@@ -18,14 +18,24 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-Kind = Literal["who", "where", "how_soon", "consequence"]
+Kind = Literal["who", "contact", "where", "how_soon", "consequence"]
 
 # "who" as the question word, not as a relative pronoun ("employees who travel"): opening the
-# question or a clause of it; "whom"; "which team / department".
+# question or a clause of it; "whom"; "which team / department"; "谁审批", "找谁", "由谁".
+# "Who is the chairman?" / "董事长是谁" asks for a person by name, whom a role's own sentence
+# names; a role or a team is no answer to it ("负责人是谁" is: a role asked for by a role).
 _ASKS_WHO = re.compile(
-    r"((?:^|[,;:，；?？]\s*|\b(?:and|but|so|then|or)\s+)who\b|\bwhom\b|"
+    r"((?:^|[,;:，；?？]\s*|\b(?:and|but|so|then|or)\s+)who\b"
+    r"(?!\s+(?:is|was|are|were)\s+(?!responsible|in charge))|\bwhom\b|"
     r"\bwhich (?:team|person|department|group|channel|role|contact|people)\b|"
-    r"谁|哪位|哪个(?:部门|团队|人|岗位|同事)|什么人|找哪)", re.I)
+    r"(?<!是)谁(?!是)|(?:负责人|联系人|对接人|审批人)是谁|哪位|哪个(?:部门|团队|人|岗位|同事)|"
+    r"什么人|找哪)", re.I)
+# Asking whom to turn to ("who do I report it to", "找谁", "联系谁"): a channel, an extension
+# or an address answers as well as a role; "who approves" asks who acts, which only a role or
+# a team does ("Announce the deploy in #deploys" names where, not who approves).
+_ASKS_CONTACT = re.compile(
+    r"(\b(?:report|tell|contact|ask|call|notify|reach|talk to|speak to|email|ping|message|"
+    r"go to|turn to|escalate to)\b|找|联系|报告|报给|通知|咨询|求助|上报|反映|(?<!请)问)", re.I)
 _ASKS_WHERE = re.compile(
     r"((?:^|[,;:，；?？]\s*|\b(?:and|but|so|then|or)\s+)where\b|"
     r"在哪|去哪|到哪|从哪|哪里|哪儿|什么地方|"
@@ -44,20 +54,24 @@ _ASKS_CONSEQUENCE = re.compile(
 _EN_NUM = r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|thirty)"
 _WEEKDAY_EN = r"(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)days?"
 
-# Someone to turn to: a channel, an extension or phone number, an address, a role or a team.
-# Teams are capitalised names ("ask Security", "HR approves"); "a security incident" is none.
-# The asker ("the employee", "员工", "you") is who asks, never the answer.
-_WHO = re.compile(
-    r"((?<![\w&])#[A-Za-z][\w-]+|"
+# Someone who acts: a role or a team. Teams are capitalised names ("ask Security", "HR
+# approves"); "a security incident" is none, and a department's word names a team only as
+# one ("财务部", "财务总监", not "财务状况"). The asker ("the employee", "员工", "you") is who
+# asks, never the answer.
+_ROLE = (r"(?i:\b(?:manager|supervisor|director|head of|team lead|lead engineer|administrator|"
+         r"admins?|owner|committee|service desk|help ?desk|on-call|approver|reception|"
+         r"business partner)s?\b)|"
+         r"\b(?:HR|IT|Security|Finance|Legal|Procurement|Facilities|Payroll|SRE|DBAs?)\b|"
+         r"上级|主管|经理|总监|负责人|主任|领导|部门|团队|小组|服务台|前台|委员会|值班|客服|管理员|"
+         r"审批人|对接人|联系人|专员|HRBP|"
+         r"(?:财务|行政|人事|采购|法务|安全|运维|技术)(?:部|处|中心|团队|组|专员|总监|经理|负责人|BP)")
+_WHO = re.compile(f"({_ROLE})")
+# Someone to turn to: a role or a team, a channel, an extension or phone number, an address.
+_CONTACT = re.compile(
+    rf"({_ROLE}|(?<![\w&])#[A-Za-z][\w-]+|"
     r"\b(?:extension|ext\.?|phone|tel\.?|hotline|call)\s*(?:number\s*)?\d{3,}|"
     r"(?:分机|电话|热线)\s*(?:号码?)?\s*[:：]?\s*\d{3,}|"
-    r"[\w.+-]+@[\w-]+\.[\w.]+|"
-    r"(?i:\b(?:manager|supervisor|director|head of|team lead|lead engineer|administrator|"
-    r"admins?|owner|committee|service desk|help ?desk|on-call|approver|reception|"
-    r"account manager|business partner)s?\b)|"
-    r"\b(?:HR|IT|Security|Finance|Legal|Procurement|Facilities|Payroll|SRE|DBAs?)\b|"
-    r"上级|主管|经理|总监|负责人|主任|领导|部门|团队|小组|服务台|前台|人事|行政|财务|法务|采购|"
-    r"委员会|值班|客服|管理员|审批人|对接人|联系人|专员|HRBP)")
+    r"[\w.+-]+@[\w-]+\.[\w.]+)")
 _WHERE = re.compile(
     r"(https?://|\bwww\.|(?<![\w&])#[A-Za-z][\w-]+|"
     r"(?i:\b(?:portal|system|app|application|console|website|site|page|intranet|wiki|"
@@ -85,16 +99,20 @@ _CONSEQUENCE = re.compile(
     re.I)
 
 _PATTERNS: dict[Kind, re.Pattern[str]] = {
-    "who": _WHO, "where": _WHERE, "how_soon": _SOON, "consequence": _CONSEQUENCE}
+    "who": _WHO, "contact": _CONTACT, "where": _WHERE, "how_soon": _SOON,
+    "consequence": _CONSEQUENCE}
 
 
 def asked_kinds(question: str) -> list[Kind]:
-    """The kinds of answer ``question`` asks for among who, where, how soon and what happens
-    ("I lost my laptop, who do I report it to?" -> ``["who"]``); ``[]`` for none."""
+    """The kinds of answer ``question`` asks for among who, whom to contact, where, how soon
+    and what happens ("I lost my laptop, who do I report it to?" -> ``["contact"]``); ``[]``
+    for none."""
+    out: list[Kind] = []
+    if _ASKS_WHO.search(question):
+        out.append("contact" if _ASKS_CONTACT.search(question) else "who")
     asks: list[tuple[Kind, re.Pattern[str]]] = [
-        ("who", _ASKS_WHO), ("where", _ASKS_WHERE), ("how_soon", _ASKS_SOON),
-        ("consequence", _ASKS_CONSEQUENCE)]
-    return [kind for kind, pattern in asks if pattern.search(question)]
+        ("where", _ASKS_WHERE), ("how_soon", _ASKS_SOON), ("consequence", _ASKS_CONSEQUENCE)]
+    return out + [kind for kind, pattern in asks if pattern.search(question)]
 
 
 def holds_kind(kinds: list[Kind], sentence: str) -> bool:

@@ -83,8 +83,11 @@ def _first_sentence(question: str, passages: list[Passage],
 
 
 def test_the_kind_asked_is_read_from_the_question_word_in_either_language() -> None:
-    assert asked_kinds("My badge is gone, who should I tell?") == ["who"]
-    assert asked_kinds("门禁卡丢了找谁补办？") == ["who"]
+    # Whom to turn to, or who acts.
+    assert asked_kinds("My badge is gone, who should I tell?") == ["contact"]
+    assert asked_kinds("门禁卡丢了找谁补办？") == ["contact"]
+    assert asked_kinds("Who signs off a new badge?") == ["who"]
+    assert asked_kinds("补办门禁卡谁审批？") == ["who"]
     assert asked_kinds("How soon is a new badge ready?") == ["how_soon"]
     assert asked_kinds("补办门禁卡多久能拿到？") == ["how_soon"]
     assert asked_kinds("Where do I book a desk?") == ["where"]
@@ -99,13 +102,19 @@ def test_a_relative_who_or_a_span_asked_for_is_no_such_kind() -> None:
     assert asked_kinds("Can staff who work late park for free?") == []
     assert asked_kinds("门禁卡多久换一次？") == []
     assert asked_kinds("How long is the parking permit valid?") == []
+    # "Who is the chairman" asks for a person by name, not a role.
+    assert asked_kinds("Who is the chairman of the parking committee?") == []
+    assert asked_kinds("停车管理委员会的主任是谁？") == []
 
 
 def test_a_sentence_holds_the_kind_by_its_wording_not_its_topic() -> None:
-    assert holds_kind(["who"], "Tell the front desk in #facilities-desk or ring extension 4410.")
+    assert holds_kind(["contact"], "Ring extension 4410 or post in #facilities-desk.")
     assert holds_kind(["who"], "请联系行政前台补办。")
-    # The asker and a lower-case common noun name no one to turn to.
-    assert not holds_kind(["who"], "It is a security incident when the staff member was away.")
+    # A channel is where to turn, not who acts; the asker, a lower-case common noun and a
+    # department's word that names no department ("财务状况") name no one.
+    assert not holds_kind(["who"], "Post the request in #facilities-desk.")
+    assert not holds_kind(["contact"], "It is a security incident when the staff member was away.")
+    assert not holds_kind(["who"], "公司财务状况良好。")
     assert holds_kind(["how_soon"], "A temporary badge is printed the same day.")
     assert holds_kind(["how_soon"], "审核通过后，车位费在每周三统一扣除。")
     # A span the sentence counts within is no time the asker waits for.

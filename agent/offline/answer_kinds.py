@@ -20,16 +20,20 @@ from typing import Literal
 
 Kind = Literal["who", "contact", "where", "how_soon", "consequence"]
 
-# "who" as the question word, not as a relative pronoun ("employees who travel"): opening the
-# question or a clause of it; "whom"; "which team / department"; "谁审批", "找谁", "由谁".
-# "Who is the chairman?" / "董事长是谁" asks for a person by name, whom a role's own sentence
-# names; a role or a team is no answer to it ("负责人是谁" is: a role asked for by a role).
+# "who" asking who acts or whom to turn to, as duties and procedures are asked: "who do I
+# report it to", "who has to approve that", "whom should I ask", "which team handles it",
+# "谁审批", "找谁", "需要谁批". "Who won the race?", "Who is the chairman?" and "谁获得了冠军"
+# ask for a person by name, whom a role's sentence does not name; "employees who travel"
+# is a relative "who".
+_DUTY_EN = (r"(?:do|does|did|should|shall|can|could|must|will|would|has to|have to|needs? to|"
+            r"is responsible|are responsible|is in charge|approves?|signs?|handles?|decides?|"
+            r"owns?|reviews?|manages?|pays?|covers?)\b")
 _ASKS_WHO = re.compile(
-    r"((?:^|[,;:，；?？]\s*|\b(?:and|but|so|then|or)\s+)who\b"
-    r"(?!\s+(?:is|was|are|were)\s+(?!responsible|in charge))|\bwhom\b|"
-    r"\bwhich (?:team|person|department|group|channel|role|contact|people)\b|"
-    r"(?<!是)谁(?!是)|(?:负责人|联系人|对接人|审批人)是谁|哪位|哪个(?:部门|团队|人|岗位|同事)|"
-    r"什么人|找哪)", re.I)
+    rf"((?:^|[,;:，；?？]\s*|\b(?:and|but|so|then|or)\s+)who\s+{_DUTY_EN}|\bwhom\b|"
+    rf"\bwhich (?:team|person|department|group|role|people)\s+{_DUTY_EN}|"
+    r"(?:找|问|联系|由|向|给|要|需要|得|该|应该|应由|归)谁|"
+    r"谁(?:来|去|能|可以)?(?:审批|批|审核|负责|处理|签字|签|管|批准|对接|跟进|决定|承担)|"
+    r"(?:负责人|联系人|对接人|审批人)是谁|哪个(?:部门|团队|岗位)(?:负责|审批|处理|管))", re.I)
 # Asking whom to turn to ("who do I report it to", "找谁", "联系谁"): a channel, an extension
 # or an address answers as well as a role; "who approves" asks who acts, which only a role or
 # a team does ("Announce the deploy in #deploys" names where, not who approves).
@@ -38,7 +42,7 @@ _ASKS_CONTACT = re.compile(
     r"go to|turn to|escalate to)\b|找|联系|报告|报给|通知|咨询|求助|上报|反映|(?<!请)问)", re.I)
 _ASKS_WHERE = re.compile(
     r"((?:^|[,;:，；?？]\s*|\b(?:and|but|so|then|or)\s+)where\b|"
-    r"在哪|去哪|到哪|从哪|哪里|哪儿|什么地方|"
+    r"(?:在|去|到|从)哪(?!一?[天年月日周号])|哪里|哪儿|什么地方|"
     r"哪个(?:系统|平台|网站|页面|入口|渠道|频道|链接|地址))", re.I)
 # Time until an event, not how long a state lasts ("how long is probation"): "how soon",
 # "how quickly", "how long until/before/does it take", "多久能/会/才/后", "多快".
@@ -85,6 +89,8 @@ _SOON = re.compile(
     rf"\bwithin\s+(?:\w+\s+){{0,2}}?(?:minutes?|hours?|days?|weeks?|months?)\b|"
     rf"\b{_EN_NUM}\s+(?:business |working |calendar )?(?:minutes?|hours?|days?|weeks?|months?)"
     rf"\s+(?:after|later|from)\b|"
+    rf"\bafter\s+{_EN_NUM}\s+(?:business |working |calendar )?(?:minutes?|hours?|days?|weeks?|"
+    rf"months?|years?)\b|"
     rf"\b(?:every|each|on)\s+{_WEEKDAY_EN}\b|\b{_WEEKDAY_EN}\b|"
     r"当天|当日|次日|隔天|隔日|第二天|即时|立即|马上|实时|"
     r"[0-9一二两三四五六七八九十]+\s*个?\s*(?:分钟|小时|天|工作日|周|星期|月)\s*"

@@ -105,6 +105,10 @@ def test_a_relative_who_or_a_span_asked_for_is_no_such_kind() -> None:
     # "Who is the chairman" asks for a person by name, not a role.
     assert asked_kinds("Who is the chairman of the parking committee?") == []
     assert asked_kinds("停车管理委员会的主任是谁？") == []
+    assert asked_kinds("Who won the parking-space raffle?") == []
+    assert asked_kinds("车位抽签谁中了？") == []
+    # "在哪天" asks a day, not a place.
+    assert asked_kinds("新停车场在哪天开放？") == []
 
 
 def test_a_sentence_holds_the_kind_by_its_wording_not_its_topic() -> None:

@@ -26,20 +26,22 @@ Kind = Literal["who", "contact", "where", "how_soon", "consequence"]
 # ask for a person by name, whom a role's sentence does not name; "employees who travel"
 # is a relative "who".
 _DUTY_EN = (r"(?:do|does|did|should|shall|can|could|must|will|would|has to|have to|needs? to|"
-            r"is responsible|are responsible|is in charge|approves?|signs?|handles?|decides?|"
-            r"owns?|reviews?|manages?|pays?|covers?)\b")
+            r"to|is responsible|are responsible|is in charge|approves?|signs?|handles?|"
+            r"decides?|owns?|reviews?|manages?|pays?|covers?)\b")
 _ASKS_WHO = re.compile(
-    rf"((?:^|[,;:，；?？]\s*|\b(?:and|but|so|then|or)\s+)who\s+{_DUTY_EN}|\bwhom\b|"
+    rf"((?:^|[,;:，；?？]\s*|\b(?:and|but|so|then|or|know|sure|tell me)\s+)who\s+{_DUTY_EN}|"
+    r"\bwho(?:'s|’s|s)\s+(?:responsible|in charge)\b|\bwhom\b|"
     rf"\bwhich (?:team|person|department|group|role|people)\s+{_DUTY_EN}|"
     r"(?:找|问|联系|由|向|给|要|需要|得|该|应该|应由|归)谁|"
     r"谁(?:来|去|能|可以)?(?:审批|批|审核|负责|处理|签字|签|管|批准|对接|跟进|决定|承担)|"
     r"(?:负责人|联系人|对接人|审批人)是谁|哪个(?:部门|团队|岗位)(?:负责|审批|处理|管))", re.I)
-# Asking whom to turn to ("who do I report it to", "找谁", "联系谁"): a channel, an extension
-# or an address answers as well as a role; "who approves" asks who acts, which only a role or
-# a team does ("Announce the deploy in #deploys" names where, not who approves).
-_ASKS_CONTACT = re.compile(
-    r"(\b(?:report|tell|contact|ask|call|notify|reach|talk to|speak to|email|ping|message|"
-    r"go to|turn to|escalate to)\b|找|联系|报告|报给|通知|咨询|求助|上报|反映|(?<!请)问)", re.I)
+# Who has the authority ("who approves", "who signs off", "谁审批", "需要谁批") is a role or a
+# team: "Announce the deploy in #deploys" names where to turn, not who approves. Any other
+# "who" asks whom to turn to, which a channel, an extension or an address answers as well as a
+# role ("who do I report it to" -> "#it-help or extension 8000").
+_ASKS_AUTHORITY = re.compile(
+    r"(\b(?:approv\w*|sign(?:s|ed)? off|signs?|authori[sz]\w*|decides?|permission)\b|"
+    r"审批|批准|审核|签字|签批|决定|(?<!一)批(?!量|次))", re.I)
 _ASKS_WHERE = re.compile(
     r"((?:^|[,;:，；?？]\s*|\b(?:and|but|so|then|or)\s+)where\b|"
     r"(?:在|去|到|从)哪(?!一?[天年月日周号])|哪里|哪儿|什么地方|"
@@ -115,7 +117,7 @@ def asked_kinds(question: str) -> list[Kind]:
     for none."""
     out: list[Kind] = []
     if _ASKS_WHO.search(question):
-        out.append("contact" if _ASKS_CONTACT.search(question) else "who")
+        out.append("who" if _ASKS_AUTHORITY.search(question) else "contact")
     asks: list[tuple[Kind, re.Pattern[str]]] = [
         ("where", _ASKS_WHERE), ("how_soon", _ASKS_SOON), ("consequence", _ASKS_CONSEQUENCE)]
     return out + [kind for kind, pattern in asks if pattern.search(question)]

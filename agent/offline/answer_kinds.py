@@ -31,6 +31,10 @@ _DUTY_EN = (r"(?:do|does|did|should|shall|can|could|must|will|would|has to|have 
 _ASKS_WHO = re.compile(
     rf"((?:^|[,;:，；?？]\s*|\b(?:and|but|so|then|or|know|sure|tell me)\s+)who\s+{_DUTY_EN}|"
     r"\bwho(?:'s|’s|s)\s+(?:responsible|in charge)\b|\bwhom\b|"
+    # "who is my HR partner", "who's the contact for…": a relation to the asker, or a
+    # contact asked by its role, not a person asked by name
+    r"\bwho(?:'s|’s|s|\s+is|\s+are)\s+(?:my|our|your|the\s+(?:contact|owner|approver|person|"
+    r"point of contact|on-call))\b|(?:我|我们)的[^，,。？?]{1,8}是谁|"
     rf"\bwhich (?:team|person|department|group|role|people)\s+{_DUTY_EN}|"
     r"(?:找|问|联系|由|向|给|要|需要|得|该|应该|应由|归)谁|"
     r"谁(?:来|去|能|可以)?(?:审批|批|审核|负责|处理|签字|签|管|批准|对接|跟进|决定|承担)|"

@@ -126,6 +126,9 @@ def test_a_sentence_holds_the_kind_by_its_wording_not_its_topic() -> None:
     assert holds_kind(["how_soon"], "审核通过后，车位费在每周三统一扣除。")
     # A span the sentence counts within is no time the asker waits for.
     assert not holds_kind(["how_soon"], "The first missing badge in two years is free.")
+    assert holds_kind(["where"], "Book a desk in the workplace app before 10:00.")
+    assert holds_kind(["where"], "请在 OA 系统中提交停车申请。")
+    assert not holds_kind(["where"], "Unused bookings are released at noon.")
     assert holds_kind(["consequence"], "如果一个月内再次占用，将取消当季停车资格。")
     # A limit ("不超过") states no consequence.
     assert not holds_kind(["consequence"], "每人每月停车不超过 20 天。")

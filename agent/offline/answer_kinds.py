@@ -28,8 +28,11 @@ Kind = Literal["who", "contact", "where", "how_soon", "consequence"]
 _DUTY_EN = (r"(?:do|does|did|should|shall|can|could|must|will|would|has to|have to|needs? to|"
             r"to|is responsible|are responsible|is in charge|approves?|signs?|handles?|"
             r"decides?|owns?|reviews?|manages?|pays?|covers?)\b")
+# The question word opens the question or a clause of it: "My laptop was stolen. Who …",
+# "Left it in a taxi - who …", "not sure who to ask".
+_OPENS = r"(?:^|[,;:.!?，；。！？—–-]\s*|\b(?:and|but|so|then|or|know|sure|tell me)\s+)"
 _ASKS_WHO = re.compile(
-    rf"((?:^|[,;:，；?？]\s*|\b(?:and|but|so|then|or|know|sure|tell me)\s+)who\s+{_DUTY_EN}|"
+    rf"({_OPENS}who\s+{_DUTY_EN}|"
     r"\bwho(?:'s|’s|s)\s+(?:responsible|in charge)\b|\bwhom\b|"
     # "who is my HR partner", "who's the contact for…": a relation to the asker, or a
     # contact asked by its role, not a person asked by name
@@ -47,7 +50,7 @@ _ASKS_AUTHORITY = re.compile(
     r"(\b(?:approv\w*|sign(?:s|ed)? off|signs?|authori[sz]\w*|decides?|permission)\b|"
     r"审批|批准|审核|签字|签批|决定|(?<!一)批(?!量|次))", re.I)
 _ASKS_WHERE = re.compile(
-    r"((?:^|[,;:，；?？]\s*|\b(?:and|but|so|then|or)\s+)where\b|"
+    rf"({_OPENS}where\b|"
     r"(?:在|去|到|从)哪(?!一?[天年月日周号])|哪里|哪儿|什么地方|"
     r"哪个(?:系统|平台|网站|页面|入口|渠道|频道|链接|地址))", re.I)
 # Time until an event, not how long a state lasts ("how long is probation"): "how soon",

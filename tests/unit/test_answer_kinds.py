@@ -91,6 +91,9 @@ def test_the_kind_asked_is_read_from_the_question_word_in_either_language() -> N
     assert asked_kinds("not sure who to ask about parking") == ["contact"]
     assert asked_kinds("谁负责停车场？") == ["contact"]
     assert asked_kinds("who is my parking contact?") == ["contact"]
+    # after a sentence or a dash of the question's own
+    assert asked_kinds("My badge was taken. Who do I tell?") == ["contact"]
+    assert asked_kinds("Left my badge on the bus - who do I tell?") == ["contact"]
     assert asked_kinds("How soon is a new badge ready?") == ["how_soon"]
     assert asked_kinds("补办门禁卡多久能拿到？") == ["how_soon"]
     assert asked_kinds("Where do I book a desk?") == ["where"]

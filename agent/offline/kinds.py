@@ -115,9 +115,13 @@ _CAUSE = (r"因为|由于|导致|造成|所致|原因是|因此|因而|所以|�
           r"\bled to\b|, so\b")
 # A section whose heading names reasons lists causes, one an item ("Top return reasons").
 _REASON_HEADING = re.compile(r"(原因|根因|起因|\breasons?\b|\bcauses?\b|\bwhy\b)", re.I)
-# Whether the asker pays: "要自己付钱吗", "收费吗", "Will I have to pay for it?", "Is it free?".
+# Whether the asker pays: "要自己付钱吗", "收费吗", "Will I have to pay for it?", "Is it free?";
+# or whether someone else does: "Does the company cover the cost?", "公司承担吗".
 _PAY = re.compile(r"(付钱|付费|收费|自费|自付|出钱|掏钱|赔钱|谁(?:来)?(?:买单|承担)|由谁承担|"
+                  r"(?:公司|单位)(?:会|能)?(?:承担|负担|出钱)|"
                   r"\b(?:have|need) to pay\b|\bwho pays\b|\bpay for\b|\bbe charged\b|"
+                  r"\bcover(?:s|ed)?\s+(?:the\s+|my\s+|its\s+|their\s+)?(?:costs?|expenses?|"
+                  r"bill|fees?|price)\b|\b(?:is|are) (?:it|they|this|that) covered\b|"
                   r"\b(?:is|are) (?:it|they|this|that|the [\w -]{1,30}) free\b)", re.I)
 # Who bears a cost: what is covered, charged, paid or reimbursed ("由公司承担", "is covered by
 # the company", "may be charged to the employee"), or free.

@@ -8,6 +8,7 @@ import re
 from collections.abc import Callable
 
 from agent.offline.amounts import asked_amounts, covering_floor
+from agent.offline.answer_kinds import asked_kinds, holds_kind
 from agent.offline.asked import (
     asks_command,
     asks_meaning,
@@ -222,6 +223,9 @@ def rank_sentences(inp: GenerateInput, terms: list[str],
     # what something means by a sentence (or table row) that says a meaning.
     command = asks_command(inp["question"])
     meaning = asks_meaning(inp["question"])
+    # Who, where, how soon, what happens: the sentence naming someone, a place, a time or a
+    # consequence answers, and it sits in the document the question is about.
+    kinds = asked_kinds(inp["question"])
     for n, p in enumerate(passages, start=1):
         frame_terms = terms_of(frame(p), terms, alternatives)
         version = -SUPERSEDED_PENALTY if p["doc_id"] in old else 0.0
@@ -263,6 +267,13 @@ def rank_sentences(inp: GenerateInput, terms: list[str],
                          unit.about, thread, alternatives)) if p["doc_id"] in thread_docs else 0.0))
             candidates.append((score, n, s, st))
     candidates.sort(key=lambda c: (-c[0], c[1]))
+    if kinds:
+        # The documents the thread answered from: cited for a question asked as it stands,
+        # or carried from for a follow-up.
+        cited = thread_docs | set(inp["understanding"].get("carried_from") or [])
+        return kind_first(candidates, lambda c: ((c[1], c[2]) in holding
+                                                 or holds_kind(kinds, c[2])),
+                          [p["doc_id"] for p in passages], cited, set(terms)), fit
     return value_first(candidates, lambda c: (c[1], c[2]) in holding), fit
 
 
@@ -289,6 +300,26 @@ def code_comments(text: str) -> dict[str, str]:
 
 # How far down the ranking a sentence holding the kind of value asked for is taken first.
 VALUE_WITHIN = 5
+
+
+def kind_first(candidates: list[Candidate], holds: Callable[[Candidate], bool],
+               doc_ids: list[str], thread_docs: set[str], terms: set[str]) -> list[Candidate]:
+    """``candidates`` with the best sentence that ``holds`` the kind asked for (who, where,
+    how soon, what happens) moved to the front, looked for first in the best sentence's
+    document, then in the thread's documents, then among the first ``VALUE_WITHIN``: "who do
+    I report a lost laptop to" is answered by the runbook's step naming #it-help, not by its
+    opening, and not by another document's sentence naming a manager. A sentence of the
+    thread's documents must also hold one of the question's ``terms``: the thread may have
+    moved on from them."""
+    if not candidates or holds(candidates[0]):
+        return candidates
+    top = doc_ids[candidates[0][1] - 1]
+    found = (next((c for c in candidates if doc_ids[c[1] - 1] == top and holds(c)), None)
+             or next((c for c in candidates if doc_ids[c[1] - 1] in thread_docs
+                      and holds(c) and c[3] & terms), None))
+    if found is not None:
+        return [found, *(c for c in candidates if c is not found)]
+    return value_first(candidates, holds)
 
 
 def value_first(candidates: list[Candidate],

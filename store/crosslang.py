@@ -1,6 +1,9 @@
 """Cross-language keyword search without a model: query terms translated through CC-CEDICT.
 
-A Chinese term is looked up as a headword and its English glosses give English words; an
+A Chinese term is looked up as a headword and its English glosses give English words (a
+gloss of several words as a phrase, or through its words where one passage holds them all:
+``store.gloss_senses``; never one of its words alone: 报销's "expense account" is no
+"accounts"); an
 English phrase of the question ("in advance", ``store.phrases``), two adjacent terms ("annual
 leave") or a term is looked up among the glosses, and the headwords glossed by exactly it
 give Chinese words. Dictionaries know every sense of a word,
@@ -32,6 +35,7 @@ import rjieba
 
 from store.cedict import Cedict, load_cedict
 from store.english_forms import english_forms, lemmas
+from store.gloss_senses import gloss_senses, held_together, together
 from store.kb import get_kb
 from store.kb_vocab import document_frequencies
 from store.phrases import gloss_phrases
@@ -207,8 +211,7 @@ def candidates(query: str, terms: Sequence[str], cedict: Cedict, *, wide: bool =
         # lead zh_en). A rendering is not cut into words: "review" alone is no 绩效.
         workplace = list(cedict.workplace_zh.get(word, ()))
         senses = cedict.zh_en[word][len(workplace):][:SENSES]
-        out[word] = [*workplace, *(w for g in senses for w in tokens(g)
-                                   if w not in STOPWORDS and len(w) > 2)]
+        out[word] = [*workplace, *(w for g in senses for w in gloss_senses(g))]
     phrases = gloss_phrases(query, cedict.en_zh, skip=skip, prefer=cedict.workplace)
     for phrase in phrases:
         out[phrase.text] = _chinese_forms(phrase.headwords, cedict)
@@ -423,18 +426,34 @@ class Translator:
         ``COMMON_SHARE`` of the passages is noise. The dictionary's other senses stay after
         a held workplace rendering: leaving them out (封网's "seal", 酒店's "shop") freed
         slots of the translation budget (``MOST``) for a frame word's ("number" for 多少),
-        which cost a right answer on eval/newuser and gained none."""
-        pool = list(dict.fromkeys(f for ws in found.values() for w in ws for f in _forms(w)))
+        which cost a right answer on eval/newuser and gained none.
+
+        A dictionary gloss of several words (``gloss_senses``) the KBs never write as a
+        phrase is held through its words when one passage holds them all (``together``):
+        结账's "settle accounts" in "suppliers settle their accounts". A workplace rendering
+        stays whole: "review" alone is no 绩效 ("performance review")."""
+        phrases = {w: ws for words in found.values() for w in words
+                   if " " in w and w not in workplace and len(ws := together(w)) > 1}
+        parts = [f for ws in phrases.values() for w in ws for f in _forms(w)]
+        pool = list(dict.fromkeys([*(f for ws in found.values() for w in ws for f in _forms(w)),
+                                   *parts]))
         if not pool:
             return {}
         df, total = document_frequencies(conn, kb_ids, pool)
+        unheld = {w: ws for w, ws in phrases.items()
+                  if not any(df.get(f) for f in _forms(w))}
+        joint = held_together(conn, kb_ids, {ws: [[f for f in _forms(w) if df.get(f)]
+                                                  for w in ws] for ws in unheld.values()})
         common = max(1.0, COMMON_SHARE * total)
         out: dict[str, list[str]] = {}
         for source, words in found.items():
             # The forms the KB holds, rarest first: a rare word names the topic, a common
             # gloss ("make", "work") would hold any passage.
-            kept = [f for w in words for f in _forms(w) if 0 < df.get(f, 0) <= common]
+            read = [x for w in words
+                    for x in (unheld[w] if w in unheld and unheld[w] in joint else [w])]
+            kept = [f for w in read for f in _forms(w) if 0 < df.get(f, 0) <= common]
             kept = sorted(dict.fromkeys(kept), key=lambda f: (f not in workplace, df[f]))
             if kept:
                 out[source] = kept[:most]
         return out
+

@@ -109,10 +109,11 @@ def test_a_one_word_ellipsis_pointing_elsewhere_searches_the_threads_kb_first(
     _, trace = _turn(agent, "t-warranty", "笔记本电脑坏了怎么报修？")
     assert trace["kbs_searched"] == ["it"]
     # "保修" alone points to the product returns policy; here it is the laptop's warranty
-    result, trace = _turn(agent, "t-warranty", "那保修呢？")
+    _, trace = _turn(agent, "t-warranty", "那保修呢？")
     assert trace["kbs_searched"] == ["it", "business"]
-    assert result.citations
-    assert result.citations[0].kb == "it"
+    # The IT KB says nothing of warranties: its passage was cited first only while 保修
+    # ("promise to keep in good repair") was read word by word and "keep" held the lost
+    # laptop runbook's "keep the report number" (store.gloss_senses).
 
 
 def test_after_a_refused_turn_a_follow_up_returns_to_the_answered_topics_kb(

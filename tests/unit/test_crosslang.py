@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from store.crosslang import candidates, english_forms, load_cedict
+from store.cedict import load_cedict
+from store.crosslang import candidates
+from store.english_forms import english_forms
+from store.gloss_senses import together
 from store.tokenize import query_terms
 
 
@@ -126,3 +129,35 @@ def test_an_irregular_past_form_is_looked_up_as_its_verb() -> None:
     found = candidates("how long are backups kept", query_terms("how long are backups kept"),
                        load_cedict(), wide=True)
     assert "保留" in found["kept"]
+
+
+def test_a_gloss_of_several_words_is_a_sense_only_as_a_phrase() -> None:
+    # 结账 is "pay the bill; settle accounts": no "accounts" of a login, no "bill" alone
+    found = _candidates("吃完饭谁去结账")
+    assert "settle accounts" in found["结账"]
+    assert not {"accounts", "bill", "pay", "settle"} & set(found["结账"])
+
+
+def test_a_gloss_of_a_light_word_and_one_more_gives_no_word() -> None:
+    # 健身 is "keep fit; work out": "keep" and "out" name nothing, "work" no workout
+    found = _candidates("下班去健身")
+    assert {"keep fit", "work out"} <= set(found["健身"])
+    assert not {"keep", "fit", "work", "out"} & set(found["健身"])
+
+
+def test_a_light_word_left_of_a_gloss_is_no_sense() -> None:
+    # 自己 is "oneself; one's own": without the placeholders, "own" alone
+    assert not _candidates("电脑是我自己买的").get("自己")
+
+
+def test_a_gloss_gives_its_noun_group_with_its_modifier() -> None:
+    # "submit an expense account": "expense account" whole, never "account" alone
+    found = _candidates("打车费怎么报销")
+    assert "expense account" in found["报销"]
+    assert "account" not in found["报销"]
+
+
+def test_the_words_held_together_are_a_head_noun_with_its_modifier() -> None:
+    assert together("submit an expense account") == ("expense", "account")
+    assert together("apply for reimbursement") == ("apply", "reimbursement")
+    assert together("keep fit") == ("fit",)

@@ -51,7 +51,9 @@ def is_procedural(question: str) -> bool:
 
 
 # Any how-question, "怎么优化" and "how can I…" too, but not how much, many, long or often.
-_ASKS_HOW = re.compile(r"(怎么|怎样|如何|\bhow\b(?!\s+(?:many|much|long|often|old|far|soon|big|"
+# "会怎样" / "将如何" ask what follows, not how to do it (agent.offline.answer_kinds).
+_ASKS_HOW = re.compile(r"((?<![会将])(?:怎么|怎样|如何)|"
+                       r"\bhow\b(?!\s+(?:many|much|long|often|old|far|soon|big|"
                        r"large|fast|late|early)\b))", re.I)
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from agent.engine import OfflineEngine
 from agent.offline.answer_kinds import asked_kinds, holds_kind
 from agent.offline.kinds import asked_value
+from agent.question_shape import asks_how
 from agent.state import Passage
 
 BADGE = """# Missing Access Badge
@@ -168,3 +169,11 @@ def test_whether_the_company_covers_a_cost_asks_who_pays() -> None:
     passages = _passages(("badge", BADGE), ("desks", OTHER))
     first = _first_sentence("Does the company cover the cost of a missing badge?", passages)
     assert "free of charge" in first
+
+
+def test_what_follows_is_not_asked_how_to_do_it() -> None:
+    assert asks_how("门禁卡怎样补办？")
+    assert asks_how("系统如何备份？")
+    assert not asks_how("门禁卡超过三天不还会怎样？")
+    assert not asks_how("车位被占用两次将如何处理？")
+    assert asked_kinds("门禁卡超过三天不还会怎样？") == ["consequence"]

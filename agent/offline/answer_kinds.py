@@ -55,10 +55,14 @@ _ASKS_WHERE = re.compile(
     r"哪个(?:系统|平台|网站|页面|入口|渠道|频道|链接|地址))", re.I)
 # Time until an event, not how long a state lasts ("how long is probation"): "how soon",
 # "how quickly", "how long until/before/does it take", "多久能/会/才/后", "多快".
+# "When will it arrive" / "什么时候能到" asks the same of an event ahead of the asker; "什么时候
+# 可以休年假" asks when it is allowed, which a condition answers.
 _ASKS_SOON = re.compile(
     r"(\bhow (?:soon|quickly|fast)\b|"
     r"\bhow long (?:until|till|before|does it take|will it take|do(?:es)? (?:it|they) take)\b|"
-    r"(?:多久|多长时间)(?:才|就)?(?:能|会|可以|可|后|之后|以后|到账|到)|多快)", re.I)
+    r"\bwhen will (?:I|we|my|our|it|they|the)\b|"
+    r"(?:多久|多长时间)(?:才|就)?(?:能|会|可以|可|后|之后|以后|到账|到)|多快|"
+    r"(?:什么时候|何时|啥时候?)(?:才|就)?(?:能|会)(?!不))", re.I)
 _ASKS_CONSEQUENCE = re.compile(
     r"(\bwhat happens\b|\bwhat (?:will|would) happen\b|\bwhat if\b|\bconsequences?\b|"
     r"(?:会|将)(?:怎样|怎么样|如何)|会发生什么|(?:什么|有何)后果|后果是什么|"
@@ -97,13 +101,13 @@ _SOON = re.compile(
     rf"\bat once\b|\bright away\b|\bovernight\b|"
     rf"\bwithin\s+(?:\w+\s+){{0,2}}?(?:minutes?|hours?|days?|weeks?|months?)\b|"
     rf"\b{_EN_NUM}\s+(?:business |working |calendar )?(?:minutes?|hours?|days?|weeks?|months?)"
-    rf"\s+(?:after|later|from)\b|"
+    rf"\s+(?:after|later|from|before|ahead)\b|"
     rf"\bafter\s+{_EN_NUM}\s+(?:business |working |calendar )?(?:minutes?|hours?|days?|weeks?|"
     rf"months?|years?)\b|"
     rf"\b(?:every|each|on)\s+{_WEEKDAY_EN}\b|\b{_WEEKDAY_EN}\b|"
     r"当天|当日|次日|隔天|隔日|第二天|即时|立即|马上|实时|"
     r"[0-9一二两三四五六七八九十]+\s*个?\s*(?:分钟|小时|天|工作日|周|星期|月)\s*"
-    r"(?:内|以内|之内|后|以后|之后)|"
+    r"(?:内|以内|之内|后|以后|之后|前|之前|以前)|"
     r"每(?:周|星期)[一二三四五六日天]|(?:周|星期)[一二三四五六日天]|每月\s*\d+\s*[日号])", re.I)
 _CONSEQUENCE = re.compile(
     r"(\b(?:if|unless|once|otherwise)\b|\bescalat\w*|\b(?:will|would) (?:be|not)\b|"

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 from agent.offline.asked import value_pattern
+from agent.text import term_set
 
 _ZH_NUM = "[0-9０-９一二两三四五六七八九十百千万半]"
 _EN_NUM = (r"(?:\d[\d,.]*|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
@@ -127,6 +128,15 @@ _PAY = re.compile(r"(付钱|付费|收费|自费|自付|出钱|掏钱|赔钱|谁
 # the company", "may be charged to the employee"), or free.
 _COST = (r"承担|报销|免费|自付|自费|收费|扣除|赔偿|费用由|\bcover(?:s|ed)?\b|\bcharged?\b|"
          r"\bpaid\b|\bpays?\b|\bfree\b|\breimburs\w*")
+
+
+def asking_words(question: str) -> frozenset[str]:
+    """The words by which ``question`` asks who pays or why ("cover the cost", "付钱", "what
+    caused"): they name the kind of answer, not what it is about. "Refunds cost CNY 2
+    million" holds an amount and "cost", and says nothing of a stolen bike; "Repeated losses
+    caused by negligence" gives a cause, not of an outage."""
+    return frozenset(t for pattern in (_PAY, _WHY) for m in pattern.finditer(question)
+                     for t in term_set(m.group(0)))
 
 
 def asked_value(question: str) -> re.Pattern[str] | None:

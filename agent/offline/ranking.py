@@ -18,7 +18,7 @@ from agent.offline.asked import (
     holds_value,
     kind_words,
 )
-from agent.offline.kinds import asked_section, asked_value
+from agent.offline.kinds import asked_section, asked_value, asking_words
 from agent.offline.layout import quotable_units
 from agent.offline.pointers import is_pointer
 from agent.offline.scope import asks_scope, describes_document
@@ -218,6 +218,10 @@ def rank_sentences(inp: GenerateInput, terms: list[str],
     thread = [t for t in context["words"] if t not in terms] if context else []
     thread_docs = set(context["doc_ids"]) if context else set()
     thread_idf = pool_idf(thread, passages, alternatives)
+    # What the question is about, which a value answers only about: its words but those
+    # asking who pays or why ("cover the cost", "what caused"), and the thread's for a
+    # follow-up ("Will I have to pay for it?" after a lost laptop).
+    topic = (set(terms) - asking_words(inp["question"])) | set(thread)
     scope = 0.0 if asks_scope(inp["question"]) else SCOPE_PENALTY
     # A question for a command is answered by a line of code, quoted only then; one asking
     # what something means by a sentence (or table row) that says a meaning.
@@ -246,14 +250,18 @@ def rank_sentences(inp: GenerateInput, terms: list[str],
                 # by the comment above it ("# 查询最近变更").
                 st |= terms_of(f"{heading} {comments.get(s.strip(), '')}", all_terms,
                                alternatives)
-            if ((value is not None and holds_value(value, s, inp["question"]))
-                    or (section is not None and section.search(heading))
-                    or (command and holds_command(s)) or (meaning and holds_meaning(s))):
-                holding.add((n, s))
             # Headings count: a step under "Redis 内存满了怎么办" is about Redis memory (a
             # plain-text document's headings too).
             framed = frame_terms | (terms_of(unit.heading, terms, alternatives)
                                     if unit.heading else set())
+            # "CNY 2 million" in a returns report does not say whether a stolen bike is
+            # covered.
+            if ((value is not None and holds_value(value, s, inp["question"])
+                 and (not topic or (st | framed | terms_of(unit.about, thread, alternatives))
+                      & topic))
+                    or (section is not None and section.search(heading))
+                    or (command and holds_command(s)) or (meaning and holds_meaning(s))):
+                holding.add((n, s))
             score = (weighted_share(terms, idf, st)
                      + 0.3 * weighted_share(terms, idf, st | framed)
                      + 0.4 * fit[n - 1] + (0.15 if wants_number and _DIGIT.search(s) else 0)

@@ -97,6 +97,9 @@ def test_the_kind_asked_is_read_from_the_question_word_in_either_language() -> N
     assert asked_kinds("Left my badge on the bus - who do I tell?") == ["contact"]
     assert asked_kinds("How soon is a new badge ready?") == ["how_soon"]
     assert asked_kinds("补办门禁卡多久能拿到？") == ["how_soon"]
+    # "when will" an event ahead of the asker comes
+    assert asked_kinds("新门禁卡什么时候能寄到？") == ["how_soon"]
+    assert asked_kinds("When will my parking permit arrive?") == ["how_soon"]
     assert asked_kinds("Where do I book a desk?") == ["where"]
     assert asked_kinds("工位在哪里预订？") == ["where"]
     assert asked_kinds("What happens if I park in someone else's space twice?") == [
@@ -116,6 +119,8 @@ def test_a_relative_who_or_a_span_asked_for_is_no_such_kind() -> None:
     assert asked_kinds("车位抽签谁中了？") == []
     # "在哪天" asks a day, not a place.
     assert asked_kinds("新停车场在哪天开放？") == []
+    # "什么时候可以" asks when it is allowed, which a condition answers.
+    assert asked_kinds("什么时候可以申请固定车位？") == []
 
 
 def test_a_sentence_holds_the_kind_by_its_wording_not_its_topic() -> None:
@@ -128,6 +133,10 @@ def test_a_sentence_holds_the_kind_by_its_wording_not_its_topic() -> None:
     assert not holds_kind(["who"], "公司财务状况良好。")
     assert holds_kind(["how_soon"], "A temporary badge is printed the same day.")
     assert holds_kind(["how_soon"], "审核通过后，车位费在每周三统一扣除。")
+    # counted back from the asker's event as well as on from it
+    assert holds_kind(["how_soon"], "New starters get their badge posted two working days "
+                                    "before their first day.")
+    assert holds_kind(["how_soon"], "门禁卡会在入职 3 个工作日前寄出。")
     # A span the sentence counts within is no time the asker waits for.
     assert not holds_kind(["how_soon"], "The first missing badge in two years is free.")
     assert holds_kind(["where"], "Book a desk in the workplace app before 10:00.")

@@ -254,11 +254,12 @@ def rank_sentences(inp: GenerateInput, terms: list[str],
             # plain-text document's headings too).
             framed = frame_terms | (terms_of(unit.heading, terms, alternatives)
                                     if unit.heading else set())
+            # The thread's words this sentence holds, for a follow-up.
+            held_thread = terms_of(unit.about, thread, alternatives) if thread else set()
             # "CNY 2 million" in a returns report does not say whether a stolen bike is
             # covered.
             if ((value is not None and holds_value(value, s, inp["question"])
-                 and (not topic or (st | framed | terms_of(unit.about, thread, alternatives))
-                      & topic))
+                 and (not topic or (st | framed | held_thread) & topic))
                     or (section is not None and section.search(heading))
                     or (command and holds_command(s)) or (meaning and holds_meaning(s))):
                 holding.add((n, s))
@@ -271,8 +272,8 @@ def rank_sentences(inp: GenerateInput, terms: list[str],
                      - (scope if describes_document(s) else 0.0)
                      + (BAND_BONUS if tightest is not None
                         and covering_floor(amounts, s) == tightest else 0.0)
-                     + (THREAD_WEIGHT * weighted_share(thread, thread_idf, terms_of(
-                         unit.about, thread, alternatives)) if p["doc_id"] in thread_docs else 0.0))
+                     + (THREAD_WEIGHT * weighted_share(thread, thread_idf, held_thread)
+                        if p["doc_id"] in thread_docs else 0.0))
             candidates.append((score, n, s, st))
     candidates.sort(key=lambda c: (-c[0], c[1]))
     if kinds:

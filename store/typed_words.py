@@ -11,7 +11,8 @@ missing and the keyword search never looks for it. A word is read as the KB's wo
 when all of these hold, so that a rare word of the asker's is never rewritten:
 
 - it is two to four Chinese characters and no dictionary headword (a real word is what the
-  asker meant, even when the KB lacks it);
+  asker meant, even when the KB lacks it), nor a piece of a longer headword the question
+  holds (jieba's search mode cuts 公积金 into 公积 / 积金 too: 积金 is no slip for 基金);
 - the KB holds none of it;
 - changing one of its characters for one of the same reading (tones aside: input methods
   list them together) gives a dictionary headword the KB holds, and exactly one such word.
@@ -67,7 +68,10 @@ def corrections(conn: Any, kb_ids: Sequence[int], terms: Sequence[str], cedict: 
     """Per term of ``terms`` that the KBs ``kb_ids`` hold nowhere, the KB's words it stands
     for: the forms with another complement of arriving that they hold, or the one word of
     the same sound that they hold (see the module docstring)."""
-    alike = {t: words for t in dict.fromkeys(terms) if (words := sound_alikes(t, cedict))}
+    whole = [t for t in terms if t in cedict.zh_en]
+    alike = {t: words for t in dict.fromkeys(terms)
+             if not any(t in w and t != w for w in whole)
+             and (words := sound_alikes(t, cedict))}
     forms = {t: words for t in dict.fromkeys(terms) if (words := complement_forms(t, cedict))}
     if not alike and not forms:
         return {}

@@ -38,6 +38,9 @@ CANTEEN = """# 食堂须知
 
 ## 开放时间
 食堂工作日十一点半开门，周末不开放。
+
+## 停车
+地下车库只对班车开放，员工车辆请停在园区东侧。
 """
 
 POSTMORTEM = """# Postmortem: billing database failover
@@ -86,6 +89,18 @@ def test_a_real_word_or_a_sound_alike_the_kb_lacks_is_left_as_typed(
     # 发飘 is a word of its own; 年价's sound-alike 年假 is in no document here
     assert _corrections(pool, "发飘是怎么回事") == {}
     assert _corrections(pool, "年价有几天") == {}
+
+
+def test_a_piece_of_a_longer_word_the_asker_typed_is_no_typo(
+        pool: ConnectionPool, agent: Agent) -> None:
+    # the search cut of 数据库 holds 据库, a sound-alike of the KB's 车库; 数据库 is a word
+    assert _corrections(pool, "数据库多久备份一次") == {}
+
+
+def test_a_question_on_a_word_whose_piece_sounds_like_a_kb_word_is_refused(
+        agent: Agent) -> None:
+    result = agent.ask(Question(text="数据库多久备份一次", thread_id="typo:backup", kb=KB))
+    assert result.refused, result.text
 
 
 def test_a_chinese_question_with_a_sound_alike_typo_is_answered(agent: Agent) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 import contractions
+import rjieba
 
 # Apostrophe-free contractions the library expands that are ordinary words too: "shell
 # script" is not "she will script", a "root cause" not "root because", a "git diff" not a
@@ -60,6 +61,20 @@ _AHEAD = re.compile(r"\bhow\s+far\s+ahead\b|\bahead\s+of\s+time\b", re.IGNORECAS
 # 啥 is 什么 (啥意思, 为啥, 干啥). Only these two: each has no other reading in a question.
 _COLLOQUIAL_ZH = {"咋": "怎么", "啥": "什么"}
 _COLLOQUIAL = re.compile("[咋啥]")
+# Verb-object words that Chinese splits around an aspect or a quantity (离合词): "放了几天假"
+# is 放假 for a few days, "请了三天假" 请假, "加了两个小时班" 加班, "出过一趟差" 出差. jieba
+# reads the halves as lone characters, which are no topic words, so the question seemed to
+# name no leave, overtime or trip. They are written joined, the quantity after them.
+SEPARABLE = frozenset(("请假", "休假", "放假", "加班", "值班", "上班", "下班", "倒班", "换班",
+                       "调班", "排班", "轮班", "出差", "开会", "打卡", "签字", "报名", "辞职",
+                       "请客", "见面", "帮忙", "生病", "看病", "住院", "毕业", "结婚", "离婚"))
+_VERBS = "".join(sorted({w[0] for w in SEPARABLE}))
+_OBJECTS = "".join(sorted({w[1] for w in SEPARABLE}))
+_SPLIT_WORD = re.compile(
+    rf"([{_VERBS}])(了|过|着)?(?:([一二两三四五六七八九十百几多少半0-9]+)"
+    r"(个小时|个钟头|个月|个晚上|个|小时|礼拜|星期|天|日|周|次|趟|回|晚|夜|年|上午|下午|晚上|"
+    r"整天)|(个))?(的)?"
+    rf"([{_OBJECTS}])")
 _WORD = re.compile(r"[A-Za-z]+")
 
 # The months' names, January first.
@@ -160,7 +175,29 @@ def standard_chinese(text: str) -> str:
     """``text`` with colloquial Chinese question words in their written form ("咋处理" ->
     "怎么处理", "退出码137啥意思" -> "退出码137什么意思"), so that the rules reading how a
     question asks (how-to, why, what is meant) and its terms see what they know."""
-    return _COLLOQUIAL.sub(lambda m: _COLLOQUIAL_ZH[m.group(0)], text)
+    return join_separable(_COLLOQUIAL.sub(lambda m: _COLLOQUIAL_ZH[m.group(0)], text))
+
+
+def join_separable(text: str) -> str:
+    """``text`` with each verb-object word split around an aspect or a quantity written
+    joined, the quantity after it ("今年国庆放了几天假" -> "今年国庆放假几天", "请了个假" ->
+    "请假"). Not where a half belongs to a word with its neighbour: "出了差错" is an error
+    (差错), no trip; "参加了两小时会" no 加班."""
+    out, last = [], 0
+    for m in _SPLIT_WORD.finditer(text):
+        verb, obj = m.start(1), m.start(7)
+        if (m.group(1) + m.group(7) not in SEPARABLE or verb + 1 == obj
+                or _word_with(text, verb - 1) or _word_with(text, obj)):
+            continue
+        out += [text[last:verb], m.group(1), m.group(7), (m.group(3) or "") + (m.group(4) or "")]
+        last = m.end()
+    return "".join(out) + text[last:]
+
+
+def _word_with(text: str, at: int) -> bool:
+    """Whether the characters at ``at`` and ``at + 1`` are one word of jieba's dictionary."""
+    pair = text[at:at + 2] if at >= 0 else ""
+    return len(pair) == 2 and len(rjieba.cut(pair, False)) == 1
 
 
 def variant_forms(text: str) -> set[str]:

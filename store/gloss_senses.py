@@ -24,6 +24,14 @@ LIGHT = frozenset(("own", "else", "self", "same", "such", "out", "off", "up", "d
                    "set", "have", "come"))
 
 
+# A gloss pointing at a unit of time ("this year", "at this time"): a word that points and
+# time nouns only.
+_POINTING = frozenset(("this", "that", "these", "those"))
+_TIMES = frozenset(("year", "years", "month", "months", "week", "weeks", "day", "days",
+                    "quarter", "time", "morning", "afternoon", "evening", "night", "season",
+                    "moment", "period"))
+
+
 def gloss_senses(gloss: str) -> list[str]:
     """The English search terms a dictionary gloss of a Chinese word gives. A gloss of one
     word, alone or with function words ("apply for"), is that word, unless it is a light word
@@ -36,6 +44,10 @@ def gloss_senses(gloss: str) -> list[str]:
     ("year-end bonus") no "year"."""
     words = tokens(gloss)
     topic = [w for w in words if w not in STOPWORDS]
+    if _POINTING & set(words) and topic and set(topic) <= _TIMES:
+        # 今年 "this year", 本月 "this month": a time the asker points at, which documents
+        # write as a date; the bare noun is any year ("20 days a year").
+        return []
     if len(topic) == 1:
         # one word with its function words ("apply for", "stay at") is that word
         word = topic[0]

@@ -413,8 +413,8 @@ def _missing_count(question: str, texts: list[str], alternatives: Alternatives |
 _ZH_ASKED_BEFORE = re.compile(r"([\u4e00-\u9fff]+?)(?:具体|到底|究竟|一共|总共|共|大概|大约)?"
                               r"(是|为|有)?多少")
 _ZH_ASKED_AFTER = re.compile(r"多少([\u4e00-\u9fff]{2,4})")
-_MEASURE_END = re.compile(r"(?:量|数|额|率|费|价|值|金|尺寸|时长|面积|重量|高度|长度|距离|"
-                          r"温度|速度|功率|成本|收入|利润|开支|支出|耗时)$")
+_MEASURE_END = re.compile(r"(?:量|数|额|率|费|价|值|金|比例|比重|占比|尺寸|时长|面积|重量|高度|"
+                          r"长度|距离|温度|速度|功率|成本|收入|利润|开支|支出|耗时)$")
 # Counts of a thing ("员工总数", "观众人数"): documents write the number with the thing and a
 # classifier ("入场观众4.1万人"), seldom the count noun itself; the thing is what to look for.
 _COUNT_NOUNS = ("总人数", "人数", "总数", "数量", "次数", "个数", "人次", "数目")

@@ -64,7 +64,7 @@ def understand(inp: UnderstandInput) -> Understanding:
     entities = content_terms(question)
     follow = is_followup(question, history, inp.get("evidence"))
     borrowed: list[str] = []
-    query = question
+    query = standard_chinese(question)  # "放了几天假" is searched as 放假
     previous = last_answered(history)
     slot = (substitute(question, language, previous["rewritten"])
             if follow and previous is not None and not has_pronoun(question, language)

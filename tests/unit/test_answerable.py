@@ -413,6 +413,18 @@ def test_a_measured_detail_the_pool_does_not_give_is_the_missing_constraint() ->
     assert missing_constraint("决赛入场观众人数是多少？", report) is None
 
 
+def test_a_ratio_asked_after_duoshao_is_a_measure() -> None:
+    from agent.offline.answerable import asked_measure, missing_constraint
+    # 比例, 比重 and 占比 measure as 率 does: "多少比例" asks a value.
+    assert asked_measure("企业年金单位缴多少比例？") == "比例"
+    assert asked_measure("研发投入占营收多少比重？") == "比重"
+    # A ratio named only without a number beside it is not given.
+    notes = [passage(1, "迟到比例较高的部门，由人力资源部约谈负责人。")]
+    assert missing_constraint("企业年金单位缴多少比例？", notes) == "比例的具体数值"
+    given = [passage(2, "企业年金单位缴费比例为工资总额的 8%。")]
+    assert missing_constraint("企业年金单位缴多少比例？", given) is None
+
+
 def test_a_measure_asked_over_a_passage_in_the_other_language_is_left_to_that_passage() -> None:
     from agent.offline.answerable import missing_constraint
     canteen = passage(1, "食堂每天中午十一点半开放。")

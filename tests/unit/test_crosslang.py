@@ -161,3 +161,10 @@ def test_the_words_held_together_are_a_head_noun_with_its_modifier() -> None:
     assert together("submit an expense account") == ("expense", "account")
     assert together("apply for reimbursement") == ("apply", "reimbursement")
     assert together("keep fit") == ("fit",)
+
+
+def test_a_time_the_asker_points_at_is_no_bare_time_noun() -> None:
+    # 本月 is "this month": documents write a date for it, and "month" is any month
+    found = _candidates("本月的团建经费还剩多少")
+    assert "month" not in found.get("本月", [])
+    assert "团建" in found

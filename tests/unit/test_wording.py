@@ -168,3 +168,21 @@ def test_a_chat_question_about_what_the_pool_never_mentions_is_still_refused() -
               "because the replica had to replay its backlog first.")
     draft = ask("why did the office move in aug take so long", [passage(1, report)])
     assert draft["refused"], draft["text"]
+
+
+def test_a_verb_object_word_split_by_a_quantity_is_read_whole() -> None:
+    # 请假 / 加班 / 出差 with an aspect or a quantity between their halves (离合词)
+    assert "请假" in content_terms("上周请了两天假，绩效会受影响吗？")
+    assert "加班" in content_terms("周末加了五个小时班，怎么补？")
+    assert "出差" in content_terms("出过一趟差以后报销单找谁签")
+    # the halves of other words stay apart: 差错 is an error, 参加 no 加班
+    assert "出差" not in content_terms("系统出了差错找谁")
+    assert "加班" not in content_terms("参加了三小时班会")
+
+
+def test_a_question_on_a_split_verb_object_word_finds_the_passage_naming_it() -> None:
+    freeze = passage(1, "春节前一周起实行封网，共 10 天，除紧急修复外不接受变更。",
+                     title="变更管理")
+    holiday = passage(2, "春节放假时间：2月14日至2月22日，共 9 天。", title="假期安排")
+    draft = ask("春节放了几天假？", [freeze, holiday])
+    assert "9 天" in draft["text"].split("[")[0]

@@ -22,6 +22,8 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+import rjieba
+
 from agent.offline.asked import (
     codes,
     designations,
@@ -188,25 +190,57 @@ def missing_constraint(question: str, passages: list[Passage],
                        alternatives: Alternatives | None = None) -> str | None:
     """A word that narrows the question to something the pool never mentions, or ``None``.
 
-    Eight shapes, read from the question: a year the pool never names, a numbered member of
+    Ten shapes, read from the question: a year the pool never names, a numbered member of
     a series ("Tier 3" beside a table of tiers 1 and 2; "4号线" or "the 7th edition" beside
     passages numbering others of the kind), a code ("the MX-500 model"), a
     measured amount no passage names, itself or translated ("revenue" asked of a returns
-    report), a name ("the hotel limit in Singapore"), and a word right before a category
+    report), a name ("the hotel limit in Singapore"), a word right before a category
     noun the pool does hold ("智能手表产品线": 产品线 is there, 手表 nowhere; "the apparel
-    line"; "a gym allowance"), and a count asked of a thing no sentence counts ("多少个分片":
-    the runbook says to shard, never into how many). Documents about the other words answer
-    about something else then; quoting them would be a confident wrong answer.
+    line"; "a gym allowance"), a count asked of a thing no sentence counts ("多少个分片":
+    the runbook says to shard, never into how many), a measured value no passage gives
+    ("血压是多少" beside a record without one), and a Chinese question's thing no passage
+    names where the pool holds only its verbs ("眼镜可以报销吗"). Documents about the other
+    words answer about something else then; quoting them would be a confident wrong answer.
     """
     if not passages:
         return None
     texts = [said_by(p) for p in passages]
     for check in (_missing_year, _missing_designation, _missing_member, _missing_code,
                   _missing_measure, _missing_name, _missing_modifier, _missing_count,
-                  _missing_detail):
+                  _missing_detail, _missing_subject):
         missing = check(question, texts, alternatives)
         if missing is not None:
             return missing
+    return None
+
+
+def _missing_subject(question: str, texts: list[str], alternatives: Alternatives | None
+                     ) -> str | None:
+    """A Chinese question's thing that no passage names, when all the pool holds of it are
+    its verbs ("眼镜可以报销吗" beside reimbursement rules that never name glasses):
+    the documents say how to claim, not whether that thing may be claimed. A thing whose part
+    the pool names ("报销单" where passages say 报销) may be written otherwise there; and
+    one held word naming a thing (a noun, a Latin name) leaves the rest to the share of
+    terms held ("王芳的籍贯": the record names her, and says 浙江人)."""
+    if not has_cjk(question) or not texts:
+        return None
+    terms = content_terms(question)
+    held = {t for t in terms if _held_anywhere(t, texts, alternatives)}
+    nouns = chinese_nouns(question)
+    if not held or any(t in nouns or not has_cjk(t) for t in held):
+        return None
+    # Judged where a Chinese passage holds its verbs: one in the other language may name the
+    # thing under a word the dictionary does not offer (高铁 as "trains").
+    if not any(language_of(t) == "zh" and held & held_terms(t, sorted(held), alternatives)
+               for t in texts):
+        return None
+    # The thing is the question's topic, which Chinese puts first ("眼镜" before
+    # "可以报销吗"), and a word of the dictionary: jieba's guess at an unknown run ("券能" of
+    # "夜宵券能抵扣") names nothing.
+    first = terms[0]
+    if (first in nouns and len(first) >= 2 and len(rjieba.cut(first, False)) == 1
+            and not any(_held_anywhere(piece, texts, alternatives) for piece in tokens(first))):
+        return first
     return None
 
 

@@ -425,6 +425,26 @@ def test_a_ratio_asked_after_duoshao_is_a_measure() -> None:
     assert missing_constraint("企业年金单位缴多少比例？", given) is None
 
 
+def test_a_thing_no_passage_names_is_missing_where_only_its_verbs_are_held() -> None:
+    from agent.offline.answerable import missing_constraint
+    claims = [passage(1, "报销须在费用发生后 60 天内提交，附上发票原件。"),
+              passage(2, "差旅报销由直属上级审批后交财务。")]
+    # the rules say how to claim; whether glasses or laundry may be claimed they never say
+    assert missing_constraint("眼镜可以报销吗？", claims) == "眼镜"
+    assert missing_constraint("洗衣费能报销吗", claims) == "洗衣费"
+    # named there: answered from it
+    optics = passage(3, "员工配镜（眼镜）每两年可报销一次，上限 800 元。")
+    assert missing_constraint("眼镜可以报销吗？", [*claims, optics]) is None
+    # a thing whose part the pool names may be written otherwise there; a question whose
+    # held word names a thing leaves the rest to the share of terms held
+    assert missing_constraint("报销单怎么填？", claims) is None
+    assert missing_constraint("发票丢了怎么报销？", claims) is None
+    # verbs held in English: the thing may be there under a word the dictionary lacks
+    trips = [passage(4, "Train tickets are reimbursed against the receipt.")]
+    assert missing_constraint("火车票能报销吗？", trips, {"报销": ["reimbursed"]}) is None
+    assert missing_constraint("火车票能报销吗？", claims) == "火车票"
+
+
 def test_a_measure_asked_over_a_passage_in_the_other_language_is_left_to_that_passage() -> None:
     from agent.offline.answerable import missing_constraint
     canteen = passage(1, "食堂每天中午十一点半开放。")

@@ -66,6 +66,7 @@ class Passage(TypedDict):
     round: int
     sub_id: str
     kb: NotRequired[str]  # the knowledge base it came from
+    date: NotRequired[str]  # its document's own date ("2025-03-17"), when the metadata gives one
 
 
 # ---------------------------------------------------------------- understand

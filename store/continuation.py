@@ -38,5 +38,5 @@ def list_continuations(pool: ConnectionPool, hits: Sequence[Hit],
                                     "principals": list(principals) or [PUBLIC]}).fetchall()
     return {r[0]: Hit(chunk_id=r[1], doc_id=r[2], title=r[3], source=r[4], doc_type=r[5],
                       heading_path=tuple(r[6] or ()), text=r[7], score=by_id[r[0]].score,
-                      kb=by_id[r[0]].kb)
+                      kb=by_id[r[0]].kb, date=by_id[r[0]].date)
             for r in rows}

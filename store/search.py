@@ -266,7 +266,8 @@ def build_sql(dim: int, weights: FusionWeights, *, use_keyword: bool, where: str
     ctes.append(fused)
     return ("WITH" + ",".join(ctes) + """
         SELECT f.id, doc.doc_key, doc.title, c.source, c.doc_type, c.heading_path, c.text,
-               f.score, f.dense_rank, f.keyword_rank, c.kb_id
+               f.score, f.dense_rank, f.keyword_rank, c.kb_id,
+               coalesce(doc.metadata->>'date', '')
         FROM (SELECT * FROM fused ORDER BY score DESC, id LIMIT %(limit)s) f
         -- cut to the top rows first: only they fetch (and detoast) their text and document
         JOIN chunks c ON c.id = f.id
@@ -340,7 +341,8 @@ def search(pool: ConnectionPool, kb_name: str | Sequence[str], query: str, *,
         Hit(chunk_id=r[0], doc_id=r[1], title=r[2], source=r[3], doc_type=r[4],
             heading_path=tuple(r[5] or ()), text=r[6], score=float(r[7]),
             dense_rank=r[8], keyword_rank=r[9],
-            kb=next(x.name for x in kbs if x.id == r[10]) if len(kbs) > 1 else "")
+            kb=next(x.name for x in kbs if x.id == r[10]) if len(kbs) > 1 else "",
+            date=r[11])
         for r in rows
     ]
     if reranker is not None and hits:

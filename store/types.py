@@ -60,6 +60,7 @@ class Hit:
     dense_rank: int | None = None
     keyword_rank: int | None = None
     kb: str = ""  # the knowledge base it came from (set by store.multi_search)
+    date: str = ""  # the document's own date (its metadata's "date"), if it gives one
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)

@@ -42,9 +42,11 @@ def _search(ctx: RunContext, kbs: list[str], sub: SubQuestion, round_: int) -> l
                      doc_type=h.doc_type, heading_path=list(h.heading_path), text=h.text,
                      score=h.score, rank=i, round=round_, sub_id=sub["id"])
              for i, h in ranked]
-    if len(ctx.kbs) > 1:  # citations name the KB only when the conversation spans several
-        for passage, (_, hit) in zip(found, ranked, strict=True):
+    for passage, (_, hit) in zip(found, ranked, strict=True):
+        if len(ctx.kbs) > 1:  # citations name the KB only when the conversation spans several
             passage["kb"] = hit.kb
+        if hit.date:
+            passage["date"] = hit.date
     return found
 
 

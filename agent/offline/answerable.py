@@ -98,9 +98,11 @@ def held_terms(text: str, terms: list[str], alternatives: Alternatives | None = 
 
 
 def said_by(p: Passage) -> str:
-    """What a passage holds for the gate: its title and text. (Its headings too was tried:
-    an unanswerable question then borrowed a heading's words and was answered; reverted.)"""
-    return p["title"] + " " + p["text"]
+    """What a passage holds for the gate: its title, its document's date (a dated report
+    speaks of its year: "2025" is said by a report of 2025-02-25 that never writes it) and
+    its text. (Its headings too was tried: an unanswerable question then borrowed a heading's
+    words and was answered; reverted.)"""
+    return " ".join(x for x in (p["title"], p.get("date", ""), p["text"]) if x)
 
 
 def heading_terms(p: Passage, terms: list[str]) -> set[str]:

@@ -22,7 +22,7 @@ from agent.offline.kinds import asked_section, asked_value, asking_words
 from agent.offline.layout import quotable_units
 from agent.offline.pointers import is_pointer
 from agent.offline.scope import asks_scope, describes_document
-from agent.offline.versions import period_fit, periods, superseded
+from agent.offline.versions import kind_of, period_fit, periods, superseded
 from agent.state import GenerateInput, Passage
 from agent.text import (
     Alternatives,
@@ -113,6 +113,16 @@ def _is_command(sentence: str) -> bool:
 def _is_code(sentence: str) -> bool:
     return (bool(_CODE.match(sentence)) or sentence.count("`") > 6
             or _is_command(sentence))
+
+
+def passage_periods(p: Passage) -> set[str]:
+    """The periods ``p``'s text names; with no year among them, its document's own year
+    (the date a news report or a dated record carries: "第八届…鸣枪开跑" of 2025-03-17 is
+    about 2025, though it never says so)."""
+    found = periods(p["text"])
+    if not any(kind_of(x) == "year" for x in found):
+        found |= {y for y in periods(p.get("date", "")) if kind_of(y) == "year"}
+    return found
 
 
 def frame(p: Passage) -> str:
@@ -233,7 +243,7 @@ def rank_sentences(inp: GenerateInput, terms: list[str],
     for n, p in enumerate(passages, start=1):
         frame_terms = terms_of(frame(p), terms, alternatives)
         version = -SUPERSEDED_PENALTY if p["doc_id"] in old else 0.0
-        around = periods(p["text"]) if asked_periods else set()
+        around = passage_periods(p) if asked_periods else set()
         flagged = [norm(span) for span in suspicious_spans(p["text"])]
         own = p["heading_path"][-1] if p["heading_path"] else ""
         comments = code_comments(p["text"]) if command else {}

@@ -252,3 +252,15 @@ def test_facets_list_only_what_the_principals_may_read(pool: ConnectionPool,
     assert "/docs/ops/redis.md" in public["sources"]
     hr = kb_facets(pool, kb, ("public", "group:hr-leads"))
     assert "Salary bands 2026" in hr["titles"]
+
+
+def test_a_hit_carries_its_documents_own_date(pool: ConnectionPool, embedder: Embedder) -> None:
+    report = ingest_documents(pool, "dated", [
+        SourceDocument(doc_key="regatta", source="/news/regatta.md", title="Harbour regatta",
+                       text="The harbour regatta drew forty boats to the bay.",
+                       metadata={"date": "2025-06-01"}),
+        SourceDocument(doc_key="ferry", source="/news/ferry.md", title="Harbour ferry",
+                       text="The harbour ferry runs every twenty minutes.")], embedder=embedder)
+    assert report.failed == 0, report.errors
+    hits = search(pool, "dated", "harbour regatta boats", embedder=embedder, k=2)
+    assert {h.doc_id: h.date for h in hits} == {"regatta": "2025-06-01", "ferry": ""}

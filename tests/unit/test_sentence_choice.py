@@ -299,3 +299,18 @@ def test_the_sentence_with_the_limit_answers_until_when() -> None:
     assert "within six months of joining" in draft["sentences"][0]["text"], draft["text"]
     draft = ask("离职后公积金最晚什么时候提取？", _passages(HOUSING_FUND, "住房公积金提取指引"))
     assert draft["sentences"][0]["text"].startswith("离职员工提取公积金"), draft["text"]
+
+
+def test_a_documents_own_date_says_which_year_its_sentences_are_about() -> None:
+    # Two reports of the same yearly race, neither naming its year in the text: their dates
+    # say which one the question's year is about.
+    def report(n: int, text: str, date: str) -> Passage:
+        return Passage(chunk_id=n, doc_id=f"regatta-{date[:4]}", title="Harbour regatta",
+                       source="news.jsonl", doc_type="news", heading_path=[], text=text,
+                       score=1.0, rank=n, round=1, sub_id="q1", date=date)
+    pool = [report(0, "Mira Holt won the harbour regatta on Sunday.", "2026-06-02"),
+            report(1, "Jon Pike won the harbour regatta on Sunday.", "2025-06-01")]
+    draft = ask("Who won the 2025 harbour regatta?", pool)
+    assert draft["sentences"][0]["text"].startswith("Jon Pike"), draft["text"]
+    draft = ask("Who won the 2026 harbour regatta?", pool)
+    assert draft["sentences"][0]["text"].startswith("Mira Holt"), draft["text"]

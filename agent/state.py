@@ -115,6 +115,10 @@ class Understanding(TypedDict):
     # The same read wider (a word of many senses also in those it is first of): whether the
     # evidence speaks of a term at all, for the refusal gate; too loose to rank sentences by.
     translated_senses: NotRequired[dict[str, list[str]]]
+    # A follow-up saying the asker already did what the thread's latest answer said ("it's
+    # still high after those steps", "试过了还是不行"): that answer, whose sentences are no
+    # answer now.
+    tried: NotRequired[str]
 
 
 # ---------------------------------------------------------------- route

@@ -265,11 +265,14 @@ def found_instead(missing: str, candidates: list[Candidate], language: str) -> D
 def _procedure(inp: GenerateInput, terms: list[str], *,
                named_by_heading: bool = False) -> list[Sentence] | None:
     """The listed steps for a "how do I…" question (see ``agent.offline.steps``), minus any
-    the verifier rejected; ``None`` when fewer than two remain."""
+    the verifier rejected or the asker says they already did; ``None`` when fewer than two
+    remain."""
     rejected = {norm(s) for s in inp["rejected"]}
+    tried = norm(inp["understanding"].get("tried", ""))
     steps = procedure(terms, inp["passages"], translated(inp),
                       named_by_heading=named_by_heading) or []
     kept = [s for s in steps if norm(s["text"]) not in rejected
+            and not (tried and norm(s["text"]) in tried)
             and not looks_like_instruction(s["text"])]
     return kept if len(kept) >= 2 else None
 

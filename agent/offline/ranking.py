@@ -133,6 +133,9 @@ def frame(p: Passage) -> str:
 # Terms next to the question word count double in sentence scores: the first weight tried,
 # it raised hotpotqa answer accuracy from 0.62 to 0.66 and left musique as it was.
 FOCUS_WEIGHT = 2.0
+# A word a follow-up's rewrite carried in from the thread weighs half an asked word (the
+# first weight tried).
+CARRIED_WEIGHT = 0.5
 # A sentence holding the kind of value asked for ("几天" / "8天") outranks one that only
 # shares the topic words (chosen on half A of samplekb).
 VALUE_BONUS = 0.3
@@ -189,6 +192,21 @@ def _tightest_band(amounts: list[float], passages: list[Passage]) -> float | Non
     return max(floors, default=None)
 
 
+def _term_weights(inp: GenerateInput, terms: list[str], alternatives: Alternatives,
+                  borrowed: set[str]) -> dict[str, float]:
+    """Each term's weight in sentence scores: its idf in the pool, doubled next to the
+    question word or borrowed from the other language, halved when a follow-up's rewrite
+    carried it in from the thread: a follow-up's own words say what is asked now, the
+    carried ones only what it is about ("AOF" in "we have AOF on and it's still high", not
+    the earlier question's "keeps throwing OOM")."""
+    idf = pool_idf(terms, inp["passages"], alternatives)
+    for t in focus_terms(inp["question"], terms) | borrowed:
+        idf[t] *= FOCUS_WEIGHT
+    for t in set(inp["understanding"]["implicit_context"]) & set(idf):
+        idf[t] *= CARRIED_WEIGHT
+    return idf
+
+
 def rank_sentences(inp: GenerateInput, terms: list[str],
                    all_terms: list[str]) -> tuple[list[Candidate], list[float]]:
     """Every quotable sentence of the pool, best first, and each passage's fit.
@@ -199,6 +217,7 @@ def rank_sentences(inp: GenerateInput, terms: list[str],
     ("8天" for "几天", "3 weeks" for "how long")."""
     passages = inp["passages"]
     rejected = {norm(s) for s in inp["rejected"]}
+    tried = norm(inp["understanding"].get("tried", ""))
     # The word that names the kind asked for ("命令" in "用啥命令") is no topic: a command
     # line never says "command", and its translations ("order") match other things.
     kind = kind_words(inp["question"])
@@ -207,9 +226,7 @@ def rank_sentences(inp: GenerateInput, terms: list[str],
     # A borrowed word is the documents' own name for the thing: held as written, not
     # through its translations ("root cause" is not any sentence giving a 原因).
     alternatives = {t: a for t, a in translated(inp).items() if t not in borrowed}
-    idf = pool_idf(terms, passages, alternatives)
-    for t in focus_terms(inp["question"], terms) | borrowed:
-        idf[t] *= FOCUS_WEIGHT
+    idf = _term_weights(inp, terms, alternatives, borrowed)
     # How well each passage as a whole (title and headings included) fits, and its rank.
     fit = [weighted_share(terms, idf, terms_of(frame(p) + " " + p["text"], terms, alternatives))
            + 0.5 / (1 + p["rank"]) for p in passages]
@@ -250,6 +267,7 @@ def rank_sentences(inp: GenerateInput, terms: list[str],
         for unit in quotable_units(p["text"], split_sentences, heading=own):
             s = unit.text
             if (looks_like_instruction(s) or _in_flagged(s, flagged) or norm(s) in rejected
+                    or (tried and norm(s) in tried)
                     or (_is_code(s) and not (command and holds_command(s)))
                     or _LEAD_IN.search(s)):
                 continue

@@ -15,6 +15,15 @@ from store.tokenize import language_of
 _TIME = re.compile(r"(20\d\d\s*年?\s*(?:第?[一二三四1-4]\s*季度|Q[1-4]|[01]?\d\s*月)?|"
                    r"Q[1-4]\s*20\d\d|(?:first|second|third|fourth)\s+quarter(?:\s+of\s+20\d\d)?|"
                    r"上个?月|本月|今年|去年|上季度|本季度|last\s+(?:month|quarter|year))", re.I)
+# The asker did what the latest answer said and it did not help: "still high", "already
+# tried that", "didn't work", "还是不行", "试过了".
+_TRIED = re.compile(
+    r"(\bstill (?:high|low|full|failing|fails|broken|down|slow|happening|there|the same|not|"
+    r"getting|seeing|throwing|throws|stuck)\b|\balready (?:tried|did|done|checked)\b|"
+    r"\b(?:tried|did|done|checked) (?:that|those|it|them|this|these|all of)\b|"
+    r"\b(?:did|does|do)(?: not|n't) (?:work|help|fix)\b|\bno luck\b|"
+    r"(?:还是|仍然|依然)(?:不行|没用|报错|一样|很高|很慢|失败|连不上|打不开)|没有?用|不管用|不起作用|"
+    r"试过|都做了|做过了|照做了|查过了|检查过)", re.I)
 _METRIC = re.compile(r"(退货率|转化率|增长率|占比|收入|营收|成本|延迟|可用性|"
                      r"rate|revenue|latency|availability|cost|count|ratio|percentage)", re.I)
 
@@ -92,6 +101,8 @@ def understand(inp: UnderstandInput) -> Understanding:
     )
     if slot is not None:
         u["restated"] = slot
+    if follow and previous is not None and _TRIED.search(question):
+        u["tried"] = previous["answer"]
     if borrowed and previous is not None:
         u["carried_from"] = [d["doc_id"] for d in previous["cited"]]
     if not follow and previous is not None:

@@ -258,3 +258,48 @@ def test_a_pronoun_whose_topic_the_question_fronts_itself_takes_nothing_of_the_t
                      "and for contractors, is it the same?", "and in Tier 2 cities, is it 45?"):
         assert understand(question, [EXPENSES], CONFIDENT)["is_followup"], question
 
+
+
+PRINTER = """# Printer jams
+
+## First checks
+1. Open tray 2 and remove any torn paper.
+2. Switch the printer off and on again.
+
+## If it keeps jamming
+Call facilities on extension 4410: the rollers may need replacing.
+"""
+
+
+def test_a_follow_up_saying_the_steps_did_not_help_is_not_given_them_again() -> None:
+    steps = passage("printer", PRINTER)
+    earlier = turn("The office printer keeps jamming, what do I do?",
+                   ["office", "printer", "jamming"], title="Printer jams", doc_id="printer",
+                   answer="1. Open tray 2 and remove any torn paper.[1]\n"
+                          "2. Switch the printer off and on again.[1]")
+    for question, cue in (("tried that, still jamming", True), ("试过了还是不行", True),
+                          ("what about the printer on floor 3?", False)):
+        u = understand(question, [earlier], LOST)
+        assert u["is_followup"], question
+        assert bool(u.get("tried")) is cue, question
+    u = understand("tried that, still jamming", [earlier], LOST)
+    draft = E.generate({"question": "tried that, still jamming", "understanding": u,
+                        "route": "single_retrieval", "queries": [u["query"]],
+                        "passages": [steps], "attempt": 0, "rejected": []})
+    assert "extension 4410" in draft["sentences"][0]["text"], draft["text"]
+
+
+def test_a_follow_ups_own_word_outweighs_the_words_carried_in_from_the_thread() -> None:
+    earlier = turn("The office printer keeps jamming, what do I do?",
+                   ["office", "printer", "jamming"], title="Printer jams", doc_id="printer",
+                   answer="Open tray 2 and remove any torn paper.[1]")
+    u = understand("and the toner?", [earlier], LOST)
+    assert u["is_followup"]
+    assert "printer" in u["implicit_context"]
+    # each sentence holds three of the rewrite's words: the asked one decides
+    pool = [passage("printer", "The office printer jamming log is kept by facilities."),
+            passage("supplies", "Printer toner for the office is ordered in the portal.", 1)]
+    draft = E.generate({"question": "and the toner?", "understanding": u,
+                        "route": "single_retrieval", "queries": [u["query"]],
+                        "passages": pool, "attempt": 0, "rejected": []})
+    assert draft["sentences"][0]["text"].startswith("Printer toner"), draft["text"]

@@ -41,7 +41,8 @@ def gloss_senses(gloss: str) -> list[str]:
     ("expense account" of "submit an expense account", "business trip" of "go on an
     official or business trip"). Its words alone are other senses: 报销 ("submit an expense
     account") is no "accounts", 健身 ("keep fit", "work out") no "keep" or "out", 年终奖
-    ("year-end bonus") no "year"."""
+    ("year-end bonus") no "year". A gloss pointing at a time ("this year" of 今年) is no
+    sense either: documents write the date."""
     words = tokens(gloss)
     topic = [w for w in words if w not in STOPWORDS]
     if _POINTING & set(words) and topic and set(topic) <= _TIMES:

@@ -22,7 +22,8 @@ _TRIED = re.compile(
     r"getting|seeing|throwing|throws|stuck)\b|\balready (?:tried|did|done|checked)\b|"
     r"\b(?:tried|did|done|checked) (?:that|those|it|them|this|these|all of)\b|"
     r"\b(?:did|does|do)(?: not|n't) (?:work|help|fix)\b|\bno luck\b|"
-    r"(?:还是|仍然|依然)(?:不行|没用|报错|一样|很高|很慢|失败|连不上|打不开)|没有?用|不管用|不起作用|"
+    r"(?:还是|仍然|依然)(?:不行|没用|报错|一样|很高|很慢|失败|连不上|打不开)|没有?用(?![过于来在的])|"
+    r"不管用|不起作用|"
     r"试过|都做了|做过了|照做了|查过了|检查过)", re.I)
 _METRIC = re.compile(r"(退货率|转化率|增长率|占比|收入|营收|成本|延迟|可用性|"
                      r"rate|revenue|latency|availability|cost|count|ratio|percentage)", re.I)

@@ -22,6 +22,7 @@ from agent.offline.kinds import asked_section, asked_value, asking_words
 from agent.offline.layout import quotable_units
 from agent.offline.pointers import is_pointer
 from agent.offline.scope import asks_scope, describes_document
+from agent.offline.topic import has_pronoun
 from agent.offline.versions import kind_of, period_fit, periods, superseded
 from agent.state import GenerateInput, Passage
 from agent.text import (
@@ -133,8 +134,8 @@ def frame(p: Passage) -> str:
 # Terms next to the question word count double in sentence scores: the first weight tried,
 # it raised hotpotqa answer accuracy from 0.62 to 0.66 and left musique as it was.
 FOCUS_WEIGHT = 2.0
-# A word a follow-up's rewrite carried in from the thread weighs half an asked word (the
-# first weight tried).
+# A word a follow-up's rewrite added from the thread to an ellipsis weighs half an asked word
+# (the first weight tried).
 CARRIED_WEIGHT = 0.5
 # A sentence holding the kind of value asked for ("几天" / "8天") outranks one that only
 # shares the topic words (chosen on half A of samplekb).
@@ -196,14 +197,17 @@ def _term_weights(inp: GenerateInput, terms: list[str], alternatives: Alternativ
                   borrowed: set[str]) -> dict[str, float]:
     """Each term's weight in sentence scores: its idf in the pool, doubled next to the
     question word or borrowed from the other language, halved when a follow-up's rewrite
-    carried it in from the thread: a follow-up's own words say what is asked now, the
-    carried ones only what it is about ("AOF" in "we have AOF on and it's still high", not
-    the earlier question's "keeps throwing OOM")."""
+    added it from the thread to a question with no pronoun: an ellipsis' own words say what
+    is asked now, the added ones only what it is about ("What about working from abroad?"
+    after a question on remote work). Words that stand for a pronoun ("Can I apply for it
+    after I come back?" after sick leave) are what is asked about, and weigh in full."""
     idf = pool_idf(terms, inp["passages"], alternatives)
     for t in focus_terms(inp["question"], terms) | borrowed:
         idf[t] *= FOCUS_WEIGHT
-    for t in set(inp["understanding"]["implicit_context"]) & set(idf):
-        idf[t] *= CARRIED_WEIGHT
+    u = inp["understanding"]
+    if not has_pronoun(inp["question"], u["language"]):
+        for t in set(u["implicit_context"]) & set(idf):
+            idf[t] *= CARRIED_WEIGHT
     return idf
 
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 
 import contractions
-import rjieba
+
+from store.tokenize import dictionary_word
 
 # Apostrophe-free contractions the library expands that are ordinary words too: "shell
 # script" is not "she will script", a "root cause" not "root because", a "git diff" not a
@@ -197,7 +198,7 @@ def join_separable(text: str) -> str:
 def _word_with(text: str, at: int) -> bool:
     """Whether the characters at ``at`` and ``at + 1`` are one word of jieba's dictionary."""
     pair = text[at:at + 2] if at >= 0 else ""
-    return len(pair) == 2 and len(rjieba.cut(pair, False)) == 1
+    return len(pair) == 2 and dictionary_word(pair)
 
 
 def variant_forms(text: str) -> set[str]:

@@ -224,6 +224,12 @@ def chinese_organisations(text: str) -> list[tuple[str, str]]:
     return list(out.items())
 
 
+def dictionary_word(text: str) -> bool:
+    """Whether ``text`` is one word of jieba's dictionary (its precise cut without guessing
+    at unknown runs leaves it whole): 差错 and 健身卡 are, 假要 and 券能 are not."""
+    return len(rjieba.cut(text, False)) == 1
+
+
 def chinese_nouns(text: str) -> set[str]:
     """The Chinese words of ``text`` that jieba tags as nouns, names or verbal nouns
     ("课程", "新加坡", "管理"); verbs, time and place words ("发生", "下旬", "以后") are not."""

@@ -22,8 +22,6 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-import rjieba
-
 from agent.offline.asked import (
     codes,
     designations,
@@ -40,7 +38,14 @@ from agent.text import Alternatives, content_terms, coverage, term_set, terms_of
 from agent.wording import plain
 from store.english_forms import irregular_family
 from store.stem import stem
-from store.tokenize import chinese_nouns, has_cjk, language_of, normalize, tokens
+from store.tokenize import (
+    chinese_nouns,
+    dictionary_word,
+    has_cjk,
+    language_of,
+    normalize,
+    tokens,
+)
 
 # Below this share of the question's terms in the best passage, the pool is off-topic.
 # English: chosen on the even-numbered threads of mtrag (see ``ragbot eval``): 0.5 with exact
@@ -240,7 +245,7 @@ def _missing_subject(question: str, texts: list[str], alternatives: Alternatives
     # "可以报销吗"), and a word of the dictionary: jieba's guess at an unknown run ("券能" of
     # "夜宵券能抵扣") names nothing.
     first = terms[0]
-    if (first in nouns and len(first) >= 2 and len(rjieba.cut(first, False)) == 1
+    if (first in nouns and len(first) >= 2 and dictionary_word(first)
             and not any(_held_anywhere(piece, texts, alternatives) for piece in tokens(first))):
         return first
     return None

@@ -33,6 +33,7 @@ from agent.offline.ranking import (
     pool_idf,
     rank_sentences,
     senses,
+    set_aside,
     translated,
 )
 from agent.offline.roles import asked_organisation, role_first
@@ -267,13 +268,10 @@ def _procedure(inp: GenerateInput, terms: list[str], *,
     """The listed steps for a "how do I…" question (see ``agent.offline.steps``), minus any
     the verifier rejected or the asker says they already did; ``None`` when fewer than two
     remain."""
-    rejected = {norm(s) for s in inp["rejected"]}
-    tried = norm(inp["understanding"].get("tried", ""))
+    aside = set_aside(inp)
     steps = procedure(terms, inp["passages"], translated(inp),
                       named_by_heading=named_by_heading) or []
-    kept = [s for s in steps if norm(s["text"]) not in rejected
-            and not (tried and norm(s["text"]) in tried)
-            and not looks_like_instruction(s["text"])]
+    kept = [s for s in steps if not aside(s["text"]) and not looks_like_instruction(s["text"])]
     return kept if len(kept) >= 2 else None
 
 

@@ -116,6 +116,14 @@ def _is_code(sentence: str) -> bool:
             or _is_command(sentence))
 
 
+def set_aside(inp: GenerateInput) -> Callable[[str], bool]:
+    """Whether a sentence is set aside for this attempt: the verifier rejected it, or the
+    latest answer quoted it and the asker says that did not help (``Understanding.tried``)."""
+    rejected = {norm(s) for s in inp["rejected"]}
+    tried = norm(inp["understanding"].get("tried", ""))
+    return lambda s: norm(s) in rejected or bool(tried and norm(s) in tried)
+
+
 def passage_periods(p: Passage) -> set[str]:
     """The periods ``p``'s text names; with no year among them, its document's own year
     (the date a news report or a dated record carries: "第八届…鸣枪开跑" of 2025-03-17 is
@@ -220,8 +228,7 @@ def rank_sentences(inp: GenerateInput, terms: list[str],
     when the question asks for a number, more when it holds the kind of value asked for
     ("8天" for "几天", "3 weeks" for "how long")."""
     passages = inp["passages"]
-    rejected = {norm(s) for s in inp["rejected"]}
-    tried = norm(inp["understanding"].get("tried", ""))
+    aside = set_aside(inp)
     # The word that names the kind asked for ("命令" in "用啥命令") is no topic: a command
     # line never says "command", and its translations ("order") match other things.
     kind = kind_words(inp["question"])
@@ -270,8 +277,7 @@ def rank_sentences(inp: GenerateInput, terms: list[str],
         comments = code_comments(p["text"]) if command else {}
         for unit in quotable_units(p["text"], split_sentences, heading=own):
             s = unit.text
-            if (looks_like_instruction(s) or _in_flagged(s, flagged) or norm(s) in rejected
-                    or (tried and norm(s) in tried)
+            if (looks_like_instruction(s) or _in_flagged(s, flagged) or aside(s)
                     or (_is_code(s) and not (command and holds_command(s)))
                     or _LEAD_IN.search(s)):
                 continue

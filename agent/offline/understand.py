@@ -88,7 +88,7 @@ def understand(inp: UnderstandInput) -> Understanding:
         present = norm(question)
         borrowed = [t for t in topic_terms(history, language=language)
                     if norm(t) not in present]
-        query = rewrite(standard_chinese(question), language, borrowed)
+        query = rewrite(query, language, borrowed)
     time_match = _TIME.search(query)
     u = Understanding(
         query=query,

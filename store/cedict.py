@@ -72,8 +72,9 @@ class Glosses(Mapping[str, list[str]]):
 class Cedict:
     """Chinese headword -> English glosses, English gloss -> Chinese headwords, English
     gloss -> the headwords whose first gloss (primary sense) it is, and English word -> the
-    headwords one of whose glosses of two or three words ends in it (``ending``: 报销 "apply
-    for reimbursement" for "reimbursement")."""
+    headwords one of whose glosses of several words names a kind of it (``ending``: 报销 "apply
+    for reimbursement" for "reimbursement", 董事长 "chairman of the board of directors" for
+    "chairman"; see ``head_word``)."""
 
     zh_en: Mapping[str, list[str]]
     en_zh: Mapping[str, list[str]]
@@ -156,14 +157,25 @@ def parse(path: Path, lexicon: Sequence[Entry] = ()) -> Lookups:
             for g in glosses:
                 if len(g.split()) <= 3 and simplified not in workplace.get(g, ()):
                     en_zh.setdefault(g, []).append(simplified)
-                if 2 <= len(g.split()) <= 3 and simplified not in ending.get(g.split()[-1], ()):
-                    ending.setdefault(g.split()[-1], []).append(simplified)
+                kind = head_word(g)
+                if kind and simplified not in ending.get(kind, ()):
+                    ending.setdefault(kind, []).append(simplified)
 
     def joined(part: dict[str, list[str]]) -> dict[str, str]:
         return {k: _SEP.join(v) for k, v in part.items()}
 
     return (joined(zh_en), joined(en_zh), joined(primary), joined(ending), joined(workplace),
             joined(workplace_zh), joined(readings), joined(homophones))
+
+
+def head_word(gloss: str) -> str | None:
+    """The word a gloss of several words names a kind of: the last of two or three ("apply
+    for reimbursement" is a reimbursement), or the one before "of" ("chairman of the board
+    of directors" is a chairman); ``None`` for a single word or a longer phrase."""
+    words = gloss.split()
+    if len(words) > 2 and words[1] == "of":
+        return words[0]
+    return words[-1] if 2 <= len(words) <= 3 else None
 
 
 def _add_reading(char: str, pinyin: list[str], readings: dict[str, list[str]],

@@ -451,9 +451,18 @@ class Translator:
             # gloss ("make", "work") would hold any passage.
             read = [x for w in words
                     for x in (unheld[w] if w in unheld and unheld[w] in joint else [w])]
-            kept = [f for w in read for f in _forms(w) if 0 < df.get(f, 0) <= common]
-            kept = sorted(dict.fromkeys(kept), key=lambda f: (f not in workplace, df[f]))
+            # A word's forms ("expire", "expires", "expired") take one place together: it is
+            # as rare as all its forms, and its rarest form alone would leave out the one a
+            # passage writes.
+            words_forms: dict[frozenset[str], list[str]] = {}
+            for w in read:
+                held = [f for f in _forms(w) if 0 < df.get(f, 0) <= common]
+                if held:
+                    words_forms.setdefault(frozenset(held), sorted(held, key=df.__getitem__))
+            ranked = sorted(words_forms.values(), key=lambda fs: (
+                not any(f in workplace for f in fs), sum(df[f] for f in fs)))
+            kept = list(dict.fromkeys(f for fs in ranked[:most] for f in fs))
             if kept:
-                out[source] = kept[:most]
+                out[source] = kept
         return out
 

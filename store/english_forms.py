@@ -90,9 +90,9 @@ def spellings(word: str) -> list[str]:
 
 
 def english_forms(word: str) -> list[str]:
-    """``word``, its other spelling and their plural forms: the index is not stemmed, so a
-    gloss "meal" is found in a KB that says "meals", "catalog" in one that says
-    "catalogue"."""
+    """``word``, its other spelling and their plural and verb forms: the index is not
+    stemmed, so a gloss "meal" is found in a KB that says "meals", "catalog" in one that
+    says "catalogue", "expire" in one that says "your profile may have expired"."""
     if not word.isascii() or not word.isalpha() or len(word) < 3:
         return [word]
     forms: list[str] = []
@@ -100,4 +100,20 @@ def english_forms(word: str) -> list[str]:
         forms += [w, w + "s", w + "es"]
         if w.endswith("y"):
             forms.append(w[:-1] + "ies")
-    return forms
+    return forms + [f for w in spellings(word) for f in _verb_forms(w)]
+
+
+def _verb_forms(verb: str) -> list[str]:
+    """The past and -ing forms of ``verb`` read as a regular verb ("expire" -> "expired",
+    "expiring"; "carry" -> "carried"; "submit" -> "submitted", "submitting"), or its
+    irregular past forms ("keep" -> "kept")."""
+    if verb in _PAST_FORMS:
+        return [*_PAST_FORMS[verb], verb + "ing"]
+    if verb.endswith("e"):
+        return [verb + "d", verb[:-1] + "ing"]
+    out = [verb + "ed", verb + "ing"]
+    if verb.endswith("y"):
+        out.append(verb[:-1] + "ied")
+    if len(verb) > 3 and verb[-1] in "bdgmnprt" and verb[-2] in "aeiou" and verb[-3] not in "aeiou":
+        out += [verb + verb[-1] + "ed", verb + verb[-1] + "ing"]
+    return out

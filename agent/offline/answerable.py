@@ -197,7 +197,7 @@ def missing_constraint(question: str, passages: list[Passage],
                        alternatives: Alternatives | None = None) -> str | None:
     """A word that narrows the question to something the pool never mentions, or ``None``.
 
-    Ten shapes, read from the question: a year the pool never names, a numbered member of
+    Eleven shapes, read from the question: a year the pool never names, a numbered member of
     a series ("Tier 3" beside a table of tiers 1 and 2; "4号线" or "the 7th edition" beside
     passages numbering others of the kind), a code ("the MX-500 model"), a
     measured amount no passage names, itself or translated ("revenue" asked of a returns
@@ -205,7 +205,8 @@ def missing_constraint(question: str, passages: list[Passage],
     noun the pool does hold ("智能手表产品线": 产品线 is there, 手表 nowhere; "the apparel
     line"; "a gym allowance"), a count asked of a thing no sentence counts ("多少个分片":
     the runbook says to shard, never into how many), a measured value no passage gives
-    ("血压是多少" beside a record without one), and a Chinese question's thing no passage
+    ("血压是多少" beside a record without one), a role whose holder a Chinese question asks
+    that no passage names ("评审团主席是谁"), and a Chinese question's thing no passage
     names where the pool holds only its verbs ("眼镜可以报销吗"). Documents about the other
     words answer about something else then; quoting them would be a confident wrong answer.
     """
@@ -214,7 +215,7 @@ def missing_constraint(question: str, passages: list[Passage],
     texts = [said_by(p) for p in passages]
     for check in (_missing_year, _missing_designation, _missing_member, _missing_code,
                   _missing_measure, _missing_name, _missing_modifier, _missing_count,
-                  _missing_detail, _missing_subject):
+                  _missing_detail, _missing_role, _missing_subject):
         missing = check(question, texts, alternatives)
         if missing is not None:
             return missing
@@ -248,6 +249,32 @@ def _missing_subject(question: str, texts: list[str], alternatives: Alternatives
     if (first in nouns and len(first) >= 2 and dictionary_word(first)
             and not any(_held_anywhere(piece, texts, alternatives) for piece in tokens(first))):
         return first
+    return None
+
+
+# "X的Y是谁", "Y为哪位", "谁是X的Y": a person asked by the role Y.
+_ZH_ASKED_WHO = re.compile(r"([\u4e00-\u9fff]+?)(?:是|为)(?:谁|哪位)|谁是([\u4e00-\u9fff]+)")
+# An agent noun ("扮演者", "创始人", "负责人": who plays, founds, is in charge) is said with its
+# verb as often as with the noun ("由古天乐饰演", "由运维组负责").
+_AGENT_NOUN = re.compile(r"[者人]$")
+
+
+def _missing_role(question: str, texts: list[str], alternatives: Alternatives | None
+                  ) -> str | None:
+    """The role a Chinese question asks the holder of ("第三届茶博会的组委会主任是谁" -> "主任")
+    when no passage names it, itself or translated: the documents then name other people of
+    the thing asked about, and quoting them answers someone else."""
+    q = normalize(question).replace(" ", "")
+    for m in _ZH_ASKED_WHO.finditer(q):
+        words = [w for w in tokens(m.group(1) or m.group(2), precise=True) if has_cjk(w)]
+        if not words:
+            continue
+        role = words[-1]
+        # A word of the dictionary: jieba tags a role as a noun or a distinguishing word
+        # ("主任"), and a guess at an unknown run names nothing.
+        if (len(role) >= 2 and dictionary_word(role) and not _AGENT_NOUN.search(role)
+                and not _held_anywhere(role, texts, alternatives)):
+            return role
     return None
 
 

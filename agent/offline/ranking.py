@@ -30,11 +30,12 @@ from agent.text import (
     idf_weights,
     norm,
     split_sentences,
+    term_hits,
     terms_of,
     weighted_share,
 )
 from store.suspicious import is_suspicious, suspicious_spans
-from store.tokenize import has_cjk
+from store.tokenize import chinese_names, dictionary_word, has_cjk
 
 
 def looks_like_instruction(sentence: str) -> bool:
@@ -182,6 +183,27 @@ def focus_terms(question: str, terms: list[str]) -> set[str]:
     return {t for t in terms if t in found}
 
 
+def name_terms(question: str, terms: list[str], language: str) -> list[str]:
+    """The ``terms`` that name something (a company, a product, a person, a system): Chinese
+    words jieba's dictionary does not hold (青岚, 星河X2) or tags as names, Latin words the
+    question capitalises after its first word ("Qinglan New Energy", "VPN"), and in a
+    Chinese question any Latin word. A document whose title names it speaks of it in every
+    sentence, which need not repeat it: "董事长：程思远" in the report titled with the company."""
+    chinese = set(chinese_names(question))
+    latin = {w.lower() for w in re.findall(r"(?<=[\w,;:)] )[A-Z][\w-]*", question)}
+    return [t for t in terms
+            if (has_cjk(t) and (t in chinese or not dictionary_word(t)))
+            or (not has_cjk(t) and not t.isdigit()
+                and (t in latin or (language == "zh" and t.isascii())))]
+
+
+def _titled_names(inp: GenerateInput, terms: list[str], alternatives: Alternatives
+                  ) -> list[set[str]]:
+    """Per passage, the names of the question (``name_terms``) its document's title holds."""
+    named = name_terms(inp["question"], terms, inp["understanding"]["language"])
+    return [term_hits(named, p["title"], alternatives) for p in inp["passages"]]
+
+
 def embedded_terms(terms: list[str], language: str) -> set[str]:
     """The words a question borrows from the other language ("checkout" in "8月checkout那次
     故障持续了多久", "调休" in "What is 调休?"): an asker switches language for the name the
@@ -268,6 +290,9 @@ def rank_sentences(inp: GenerateInput, terms: list[str],
     # Who, where, how soon, what happens: the sentence naming someone, a place, a time or a
     # consequence answers, and it sits in the document the question is about.
     kinds = asked_kinds(inp["question"])
+    # A name the question gives that a passage's title holds (the company of an annual
+    # report) is held by every sentence of it: the name alone picks no sentence there.
+    titled = _titled_names(inp, terms, alternatives)
     for n, p in enumerate(passages, start=1):
         frame_terms = terms_of(frame(p), terms, alternatives)
         version = -SUPERSEDED_PENALTY if p["doc_id"] in old else 0.0
@@ -301,7 +326,7 @@ def rank_sentences(inp: GenerateInput, terms: list[str],
                     or (section is not None and section.search(heading))
                     or (command and holds_command(s)) or (meaning and holds_meaning(s))):
                 holding.add((n, s))
-            score = (weighted_share(terms, idf, st)
+            score = (weighted_share(terms, idf, st | titled[n - 1])
                      + 0.3 * weighted_share(terms, idf, st | framed)
                      + 0.4 * fit[n - 1] + (0.15 if wants_number and _DIGIT.search(s) else 0)
                      + (VALUE_BONUS if (n, s) in holding else 0)

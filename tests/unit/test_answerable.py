@@ -492,3 +492,17 @@ def test_a_date_or_an_ordinal_beside_the_thing_is_no_count_of_it() -> None:
     assert missing_constraint("一共领取了多少箱矿泉水？", bought) == "矿泉水的数量"
     counted_out = [passage(2, "2024年10月，员工领取矿泉水共计35箱。")]
     assert missing_constraint("一共领取了多少箱矿泉水？", counted_out) is None
+
+
+def test_a_role_no_passage_names_is_the_missing_constraint() -> None:
+    from agent.offline.answerable import missing_constraint
+    pool = [passage(1, "5月12日，第三届东湖风筝节在东湖公园闭幕，"
+                       "组委会秘书长周明宣布下届将扩大规模。"
+                       "本届最佳创意奖由来自潍坊的代表队获得。", title="东湖风筝节闭幕")]
+    # The festival's other people are named, its jury's head is not.
+    assert missing_constraint("第三届东湖风筝节的评委会主任是谁？", pool) == "主任"
+    assert missing_constraint("谁是第三届东湖风筝节的评委会主任？", pool) == "主任"
+    assert missing_constraint("第三届东湖风筝节组委会的秘书长是谁？", pool) is None
+    # An agent noun is said with its verb as often ("由…负责", "由…饰演"): not read as missing.
+    assert missing_constraint("东湖风筝节的负责人是谁？", pool) is None
+    assert missing_constraint("东湖风筝节最佳创意奖的获得者是谁？", pool) is None

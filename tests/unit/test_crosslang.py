@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from store.cedict import load_cedict
+from store.cedict import head_word, load_cedict
 from store.crosslang import candidates
 from store.english_forms import english_forms
 from store.gloss_senses import together
@@ -43,8 +43,8 @@ def test_an_english_plural_is_looked_up_as_its_singular() -> None:
 
 
 def test_english_forms_cover_the_plurals_an_unstemmed_index_holds() -> None:
-    assert english_forms("battery") == ["battery", "batterys", "batteryes", "batteries"]
-    assert english_forms("meal") == ["meal", "meals", "meales"]
+    assert english_forms("battery")[:4] == ["battery", "batterys", "batteryes", "batteries"]
+    assert english_forms("meal")[:3] == ["meal", "meals", "meales"]
     assert english_forms("电池") == ["电池"]
 
 
@@ -53,7 +53,7 @@ def test_english_forms_include_the_other_spelling_of_a_gloss() -> None:
     assert "colours" in english_forms("color")
     assert "organise" in english_forms("organize")
     assert "center" in english_forms("centre")
-    assert english_forms("meal") == ["meal", "meals", "meales"]
+    assert not {"meel", "meaul"} & set(english_forms("meal"))
 
 
 def test_an_inflected_english_word_is_looked_up_as_its_dictionary_form() -> None:
@@ -168,3 +168,17 @@ def test_a_time_the_asker_points_at_is_no_bare_time_noun() -> None:
     found = _candidates("本月的团建经费还剩多少")
     assert "month" not in found.get("本月", [])
     assert "团建" in found
+
+
+def test_english_forms_cover_the_verb_forms_an_unstemmed_index_holds() -> None:
+    assert {"expired", "expiring"} <= set(english_forms("expire"))
+    assert {"submitted", "submitting"} <= set(english_forms("submit"))
+    assert "carried" in english_forms("carry")
+    assert {"kept", "keeping"} <= set(english_forms("keep"))
+
+
+def test_a_gloss_of_several_words_names_a_kind_of_its_head_word() -> None:
+    assert head_word("apply for reimbursement") == "reimbursement"
+    assert head_word("chairman of the board of directors") == "chairman"
+    assert head_word("sales") is None
+    assert head_word("to go out of business for good") is None

@@ -10,6 +10,7 @@ from __future__ import annotations
 from agent.offline.asked import deadline_pattern
 from agent.offline.kinds import asked_value
 from agent.offline.layout import quotable_units
+from agent.offline.ranking import name_terms
 from agent.offline.scope import asks_scope, describes_document
 from agent.state import Passage
 from agent.text import split_sentences
@@ -314,3 +315,43 @@ def test_a_documents_own_date_says_which_year_its_sentences_are_about() -> None:
     assert draft["sentences"][0]["text"].startswith("Jon Pike"), draft["text"]
     draft = ask("Who won the 2026 harbour regatta?", pool)
     assert draft["sentences"][0]["text"].startswith("Mira Holt"), draft["text"]
+
+
+REPORT = """澄川智造股份有限公司2025年年度报告（摘要）
+
+公司名称：澄川智造股份有限公司；证券简称：澄川智造；证券代码：688321。
+总经理：罗文斌；董事会秘书：沈一帆。
+澄川智造主要从事工业机器人减速器的研发和销售，产品覆盖汽车和电子行业。
+"""
+
+
+# Two more reports, so that a role ("总经理") is a common word of the pool and the company's
+# name a rare one.
+OTHER_REPORTS = [
+    ("岳峰电气股份有限公司2025年年度报告（摘要）",
+     "公司名称：岳峰电气股份有限公司；证券简称：岳峰电气。\n总经理：韩立新；董事会秘书：许晴。\n"
+     "岳峰电气主要从事配电设备的生产。"),
+    ("临溪药业股份有限公司2025年年度报告（摘要）",
+     "公司名称：临溪药业股份有限公司；证券简称：临溪药业。\n总经理：彭程；董事会秘书：钟岚。\n"
+     "临溪药业主要从事仿制药的研发。"),
+]
+
+
+def test_a_name_the_title_gives_is_held_by_every_sentence_of_the_document() -> None:
+    # The report is about the company: the line naming its general manager answers, not the
+    # lines that only repeat the company's name.
+    reports = [("澄川智造股份有限公司2025年年度报告（摘要）", REPORT), *OTHER_REPORTS]
+    passages = [Passage(chunk_id=i + 1, doc_id=f"report-{i}", title=title, source=f"r{i}.md",
+                        doc_type="report", heading_path=[title], text=text, score=1.0,
+                        rank=i, round=1, sub_id="q1")
+                for i, (title, text) in enumerate(reports)]
+    assert ask("澄川智造的总经理是谁？", passages)["text"].startswith("总经理：罗文斌")
+
+
+def test_the_names_a_question_gives() -> None:
+    assert name_terms("Who is the chairman of Lumora Robotics?",
+                      ["chairman", "lumora", "robotics"], "en") == ["lumora", "robotics"]
+    assert name_terms("澄川智造的电池容量是多少？", ["澄川", "智造", "电池", "容量"],
+                      "zh") == ["澄川", "智造"]
+    assert name_terms("VPN 证书多久过期？", ["vpn", "证书", "过期"], "zh") == ["vpn"]
+    assert name_terms("how much paternity leave do we get", ["paternity", "leave"], "en") == []

@@ -1,7 +1,8 @@
-"""A Chinese word's dictionary glosses of several words, against what a KB holds
-(store.crosslang): such a gloss is a sense as a phrase the KB writes, or through its words
-when one passage holds them all, never through one of its words alone. Examples written for
-this test, none from an evaluation set."""
+"""A Chinese word's dictionary glosses, against what a KB holds (store.crosslang): a gloss of
+several words is a sense as a phrase the KB writes, or through its words when one passage
+holds them all, never through one of its words alone; a gloss is held in every form the KB
+writes it (the index is not stemmed: "expire" as "expired"). Examples written for this test,
+none from an evaluation set."""
 
 from __future__ import annotations
 
@@ -80,3 +81,34 @@ def test_a_chinese_question_does_not_find_a_passage_through_one_word_of_a_gloss(
     hits = search(pool, "office", "健身有补贴吗？", embedder=embedder, k=3, fusion="keyword",
                   translator=translator)
     assert hits[0].text.startswith("Staff who keep fit")
+
+
+# An English IT KB: 过期 ("to expire") is written "expires" once, "expire" once, and "expired"
+# in the line that answers a question about an old certificate.
+IT = [
+    "The vendor contract expires at the end of March.",
+    "Guest passes expire at midnight.",
+    "If the VPN handshake never completes, your certificate may have expired; request a new "
+    "one in the portal.",
+    "The VPN client must be updated monthly.",
+    "Printers on the third floor need a badge.",
+    "Meeting rooms are booked in the calendar.",
+    "Laptops are replaced every four years.",
+    "The canteen opens at half past eleven.",
+]
+
+
+def test_a_gloss_is_held_in_its_past_form(pool: ConnectionPool, embedder: Any) -> None:
+    # A word's forms take one of the term's places together: "expires" alone, the rarest,
+    # would leave out the line that writes "expired".
+    kb_id = _kb(pool, embedder, "it", IT)
+    found = _translations(pool, kb_id, "证书过期了怎么办？")
+    assert {"expire", "expires", "expired"} <= set(found["过期"])
+
+
+def test_a_chinese_question_finds_the_line_that_writes_the_past_form(
+        pool: ConnectionPool, embedder: Embedder) -> None:
+    _kb(pool, embedder, "it", IT)
+    hits = search(pool, "it", "VPN 过期了怎么办？", embedder=embedder, k=3, fusion="keyword",
+                  translator=Translator())
+    assert hits[0].text.startswith("If the VPN handshake")

@@ -321,7 +321,8 @@ class Translator:
     def translations(self, conn: Any, kb_ids: Sequence[int], query: str, terms: Sequence[str],
                      *, wide: bool = False) -> dict[str, list[str]]:
         """Per source word or phrase of ``query``, its translations that the KBs ``kb_ids``
-        hold and that are not too common there (at most ``PER_TERM`` each), and for a word
+        hold and that are not too common there (at most ``PER_TERM`` words each, in their
+        held forms), and for a word
         typed otherwise than the KB writes it, the KB's word (``store.typed_words``; in a KB
         of one language too). Several KBs are
         one collection: the same documents get the same translations whether they sit in one
@@ -422,7 +423,8 @@ class Translator:
     def _held(conn: Any, kb_ids: Sequence[int], found: dict[str, list[str]],
               workplace: Collection[str] = (), most: int = PER_TERM) -> dict[str, list[str]]:
         """Per source of ``found``, its translations the KBs hold, the ``workplace``
-        lexicon's first, then rarest first, at most ``most``; a form held by more than
+        lexicon's first, then rarest first, at most ``most`` words, each in every form the
+        KBs hold it (see ``english_forms``); a form held by more than
         ``COMMON_SHARE`` of the passages is noise. The dictionary's other senses stay after
         a held workplace rendering: leaving them out (封网's "seal", 酒店's "shop") freed
         slots of the translation budget (``MOST``) for a frame word's ("number" for 多少),

@@ -111,9 +111,9 @@ def _verb_forms(verb: str) -> list[str]:
         return [*_PAST_FORMS[verb], verb + "ing"]
     if verb.endswith("e"):
         return [verb + "d", verb[:-1] + "ing"]
+    if verb.endswith("y") and verb[-2] not in "aeiou":
+        return [verb[:-1] + "ied", verb + "ing"]
     out = [verb + "ed", verb + "ing"]
-    if verb.endswith("y"):
-        out.append(verb[:-1] + "ied")
     if len(verb) > 3 and verb[-1] in "bdgmnprt" and verb[-2] in "aeiou" and verb[-3] not in "aeiou":
         out += [verb + verb[-1] + "ed", verb + verb[-1] + "ing"]
     return out

@@ -95,12 +95,13 @@ def english_forms(word: str) -> list[str]:
     says "catalogue", "expire" in one that says "your profile may have expired"."""
     if not word.isascii() or not word.isalpha() or len(word) < 3:
         return [word]
+    spelled = spellings(word)
     forms: list[str] = []
-    for w in spellings(word):
+    for w in spelled:
         forms += [w, w + "s", w + "es"]
         if w.endswith("y"):
             forms.append(w[:-1] + "ies")
-    return forms + [f for w in spellings(word) for f in _verb_forms(w)]
+    return forms + [f for w in spelled for f in _verb_forms(w)]
 
 
 def _verb_forms(verb: str) -> list[str]:

@@ -215,7 +215,7 @@ def missing_constraint(question: str, passages: list[Passage],
     texts = [said_by(p) for p in passages]
     for check in (_missing_year, _missing_designation, _missing_member, _missing_code,
                   _missing_measure, _missing_name, _missing_modifier, _missing_count,
-                  _missing_detail, _missing_role, _missing_subject):
+                  _missing_detail, _missing_role, _missing_recurrence, _missing_subject):
         missing = check(question, texts, alternatives)
         if missing is not None:
             return missing
@@ -276,6 +276,44 @@ def _missing_role(question: str, texts: list[str], alternatives: Alternatives | 
                 and not _held_anywhere(role, texts, alternatives)):
             return role
     return None
+
+
+# "多久轮换一次", "每隔多久", "how often": the asked value recurs.
+_ASKS_RECURRENCE = re.compile(r"(?:多久|多长时间|几天|几周|几个月|几年|多少天)"
+                              r"[^，,。？?]{0,12}?一次|每隔多[久长]|频率|频次|"
+                              r"\bhow\s+(?:often|frequently)\b", re.I)
+_RECURRENCE_WORDS = frozenset(["一次", "多久", "频率", "频次", "often", "frequently"])
+# How either language says that something recurs or lasts for a period: "每 180 天", "每天",
+# "每季度", "90 天一次", "有效期最长 90 天", "every 180 days", "weekly", "once a year",
+# "Profiles last 180 days", "a three-year refresh cycle". A deadline after an event
+# ("一旦密钥泄露，必须在 1 小时内轮换") says how soon, not how often.
+_RECURS = re.compile(
+    r"每\s*[0-9０-９一二两三四五六七八九十半]*\s*个?(?:天|日|周|星期|月|季度?|年|小时|分钟|晚)|"
+    r"[0-9一二两三四五六七八九十]+\s*个?(?:天|周|月|年|小时)\s*(?:一|1)\s*次|周期|有效期|定期|"
+    r"\bevery\b|\beach\s+(?:day|week|month|quarter|year)\b|\b(?:daily|weekly|monthly|"
+    r"quarterly|annually|yearly|nightly|hourly)\b|\bonce\s+(?:a|per|every)\b|"
+    r"\b(?:times?|twice)\s+(?:a|per)\b|\bper\s+(?:day|week|month|quarter|year)\b|"
+    r"\bcycles?\b|\blasts?\s+\d|\bvalid\s+for\b|\bexpir\w*\s+after\b|"
+    r"\bafter\s+\d+\s+(?:days|weeks|months|years)\b", re.I)
+
+
+def _missing_recurrence(question: str, texts: list[str], alternatives: Alternatives | None
+                        ) -> str | None:
+    """How often something is done, when the sentences that hold most of what the question
+    names (at least half its words) say no period it recurs or lasts for: "备份加密用的密钥
+    多久轮换一次" beside "一旦密钥泄露，必须在 1 小时内轮换" (a deadline after a leak) and
+    "备份文件使用 AES-256 加密，密钥由安全组统一保管" (no rotation at all). The backup
+    table's "全量备份：每天 02:00" recurs, but names the backups only."""
+    if not _ASKS_RECURRENCE.search(question):
+        return None
+    terms = [t for t in content_terms(question) if t not in _RECURRENCE_WORDS]
+    if not terms:
+        return None
+    about = [s for t in texts for s in _SENTENCES.split(t)
+             if 2 * len(held_terms(s, terms, alternatives) & set(terms)) >= len(terms)]
+    if not about or any(_RECURS.search(s) for s in about):
+        return None
+    return "多久一次" if has_cjk(question) else "how often"
 
 
 def _missing_year(question: str, texts: list[str], _: Alternatives | None) -> str | None:

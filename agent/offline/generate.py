@@ -38,7 +38,15 @@ from agent.offline.ranking import (
 )
 from agent.offline.roles import asked_organisation, role_first
 from agent.offline.route import is_chitchat, is_comparison
-from agent.offline.steps import procedure, summary
+from agent.offline.steps import (
+    HEADING_SHARE,
+    announced,
+    announces_sections,
+    in_section,
+    outline,
+    procedure,
+    summary,
+)
 from agent.offline.versions import superseded
 from agent.offline.versus import compare, signed_date
 from agent.question_shape import asks_how, is_procedural
@@ -113,6 +121,10 @@ def generate(inp: GenerateInput) -> Draft:  # noqa: PLR0911 - each early return 
     steps = (_procedure(inp, terms) if procedural
              else _procedure(inp, terms, named_by_heading=True)
              if not parts and asks_how(inp["question"]) else None)
+    if not parts and asks_how(inp["question"]) and not _announced(inp, steps, procedural):
+        # "MySQL 慢查询怎么排查": a runbook in numbered sections is the procedure as a whole.
+        whole = _outline(inp, terms, candidates)
+        steps, procedural = (whole, True) if whole is not None else (steps, procedural)
     row = _case_row(inp, terms, candidates, steps) if steps else None
     if row is not None:
         # The case's own row answers, not a list about other cases.
@@ -120,7 +132,7 @@ def generate(inp: GenerateInput) -> Draft:  # noqa: PLR0911 - each early return 
         candidates = [row, *(c for c in candidates if c is not row)]
     if steps or procedural:
         # The direct answer first: long steps open with their leads on one line.
-        brief = summary(steps, lang) if steps else None
+        brief = summary(steps, lang, inp["passages"]) if steps else None
         sentences = [*_leads(inp), *([brief] if brief else []), *steps] if steps else _quote(
             inp, _steps(candidates, fit))
     else:
@@ -261,6 +273,35 @@ def found_instead(missing: str, candidates: list[Candidate], language: str) -> D
                  Sentence(text=messages.FOUND_INSTEAD[lang], cites=[], note=True),
                  Sentence(text=best[2], cites=[best[1]])]
     return Draft(sentences=sentences, refused=True, text=render(sentences, language))
+
+
+def _announced(inp: GenerateInput, steps: list[Sentence] | None, procedural: bool) -> bool:
+    """Whether ``steps`` are a list the question names by its heading (``procedural`` false)
+    or one whose heading announces the steps ("立即止损"): those answer, not an outline."""
+    if not steps:
+        return False
+    return not procedural or announced(inp["passages"][steps[0]["cites"][0] - 1])
+
+
+def _outline(inp: GenerateInput, terms: list[str], candidates: list[Candidate]
+             ) -> list[Sentence] | None:
+    """The numbered sections of the best sentence's document as steps (``steps.outline``),
+    when that sentence is the document's opening (the question asks its subject as a whole,
+    not a case one section or row names: "深分页很慢怎么优化") and the title holds at least
+    half of the question's weight or the opening says the sections are the steps
+    ("按以下步骤处理"); else ``None``."""
+    if not candidates:
+        return None
+    passages = inp["passages"]
+    best = passages[candidates[0][1] - 1]
+    if in_section(best):
+        return None
+    alternatives = translated(inp)
+    idf = pool_idf(terms, passages, alternatives)
+    if (weighted_share(terms, idf, terms_of(best["title"], terms, alternatives)) < HEADING_SHARE
+            and not announces_sections(passages, best["doc_id"])):
+        return None
+    return outline(passages, best["doc_id"])
 
 
 def _procedure(inp: GenerateInput, terms: list[str], *,

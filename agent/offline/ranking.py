@@ -22,6 +22,7 @@ from agent.offline.kinds import asked_section, asked_value, asking_words
 from agent.offline.layout import quotable_units
 from agent.offline.pointers import is_pointer
 from agent.offline.scope import asks_scope, describes_document
+from agent.offline.sources import named_source, of_kind
 from agent.offline.topic import has_pronoun
 from agent.offline.versions import kind_of, period_fit, periods, superseded
 from agent.state import GenerateInput, Passage
@@ -165,6 +166,10 @@ BAND_BONUS = VALUE_BONUS
 # asked as it stands, outranks its twin that holds the question's words equally; small
 # enough never to outweigh one of the question's own words (set beforehand, not tuned).
 THREAD_WEIGHT = 0.1
+# How close to the best sentence one of the kind of document the question names as its
+# source ("according to that runbook", "按公司规定"; ``agent.offline.sources``) must score
+# to be taken before it.
+SOURCE_SHARE = 0.4
 # A sentence in which the document describes itself ("本规范适用于…", "This policy sets…")
 # holds its topic's words without a detail of it (see agent.offline.scope): set beforehand
 # above POINTER_PENALTY, since such a sentence holds the question's topic words by design.
@@ -253,8 +258,9 @@ def rank_sentences(inp: GenerateInput, terms: list[str],
     aside = set_aside(inp)
     # The word that names the kind asked for ("命令" in "用啥命令") is no topic: a command
     # line never says "command", and its translations ("order") match other things.
-    kind = kind_words(inp["question"])
-    terms = [t for t in terms if t not in kind] or terms
+    # So is the word naming the document asked to answer ("according to that runbook"):
+    # a report that mentions "the change-management policy" is not the policy.
+    terms, sourced = _topic_terms(inp, terms)
     borrowed = embedded_terms(terms, inp["understanding"]["language"])
     # A borrowed word is the documents' own name for the thing: held as written, not
     # through its translations ("root cause" is not any sentence giving a 原因).
@@ -339,6 +345,7 @@ def rank_sentences(inp: GenerateInput, terms: list[str],
                         if p["doc_id"] in thread_docs else 0.0))
             candidates.append((score, n, s, st))
     candidates.sort(key=lambda c: (-c[0], c[1]))
+    candidates = source_first(candidates, sourced, set(terms))
     if kinds:
         # The documents the thread answered from: cited for a question asked as it stands,
         # or carried from for a follow-up.
@@ -347,6 +354,31 @@ def rank_sentences(inp: GenerateInput, terms: list[str],
                                                  or holds_kind(kinds, c[2])),
                           [p["doc_id"] for p in passages], cited, set(terms)), fit
     return value_first(candidates, lambda c: (c[1], c[2]) in holding), fit
+
+
+def _topic_terms(inp: GenerateInput, terms: list[str]) -> tuple[list[str], list[bool]]:
+    """``terms`` but the words naming the kind of answer (``kind_words``) or the kind of
+    document to answer from (``agent.offline.sources``: "that runbook"), and per passage
+    whether its document is of that kind."""
+    kind = kind_words(inp["question"])
+    source = named_source(inp["question"])
+    sourced = [source is not None and of_kind(p, source.kind) for p in inp["passages"]]
+    if source is not None:
+        kind = kind | {source.word}
+    return [t for t in terms if t not in kind] or terms, sourced
+
+
+def source_first(candidates: list[Candidate], sourced: list[bool], terms: set[str]
+                 ) -> list[Candidate]:
+    """``candidates`` with those of the documents the question names as its source (per
+    passage, ``sourced``) first, when they hold one of the question's ``terms`` and score
+    at least ``SOURCE_SHARE`` of the best: "what does the policy actually say" is answered
+    by the policy's rule, not by the incident report that mentions it."""
+    if not candidates:
+        return candidates
+    floor = SOURCE_SHARE * candidates[0][0]
+    first = [c for c in candidates if sourced[c[1] - 1] and c[0] >= floor and c[3] & terms]
+    return [*first, *(c for c in candidates if c not in first)]
 
 
 _FENCE = re.compile(r"^\s*(```|~~~)")

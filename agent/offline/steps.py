@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from agent.offline.layout import is_question
+from agent.offline.layout import is_question, quotable_units
 from agent.offline.pointers import pointed_documents
 from agent.offline.versions import superseded
 from agent.state import Passage, Sentence
@@ -20,6 +20,7 @@ from agent.text import (
     NUMBERED_ITEM,
     Alternatives,
     idf_weights,
+    split_sentences,
     terms_of,
     weighted_share,
 )
@@ -119,6 +120,69 @@ def procedure(terms: list[str], passages: list[Passage],
     return out
 
 
+def announced(p: Passage) -> bool:
+    """Whether passage ``p``'s heading announces a procedure ("立即止损", "Deploy steps")."""
+    return _heading_bonus(p) > 0
+
+
+# A section heading numbered as a step: "1. 找到慢在哪里", "2、备份检查", "Step 3: Verify".
+_NUMBERED_SECTION = re.compile(r"^\s*(?:step\s+)?(\d{1,2})\s*[.、:：)）]\s*(?P<name>\S.*)$", re.I)
+_FENCED = re.compile(r"^\s*(```|~~~).*?^\s*\1[^\n]*$", re.M | re.S)
+# A document outlined by its sections has at least this many, numbered from 1 on.
+MIN_SECTIONS = 3
+
+
+def outline(passages: list[Passage], doc_id: str) -> list[Sentence] | None:
+    """A document written as numbered sections ("## 1. 找到慢在哪里", "## 2. 常见原因与处理",
+    "## 3. 紧急处理"), as steps: each section's heading with its first point, in order, each
+    citing its passage. A troubleshooting runbook is such a document: "怎么排查" asks for its
+    course, not for the intro sentence that repeats the question's words. ``None`` unless
+    the pool holds sections 1 to n of ``doc_id``, n at least ``MIN_SECTIONS``."""
+    first: dict[int, int] = {}
+    for i, p in enumerate(passages):
+        m = (_NUMBERED_SECTION.match(p["heading_path"][-1])
+             if p["doc_id"] == doc_id and p["heading_path"] else None)
+        k = int(m.group(1)) if m else 0
+        if m and (k not in first or p["chunk_id"] < passages[first[k]]["chunk_id"]):
+            first[k] = i
+    if len(first) < MIN_SECTIONS or sorted(first) != list(range(1, len(first) + 1)):
+        return None
+    out = []
+    for k in sorted(first):
+        p = passages[first[k]]
+        name = _NUMBERED_SECTION.match(p["heading_path"][-1]).group("name").strip()  # type: ignore[union-attr]
+        point = _first_point(p["text"])
+        out.append(Sentence(text=f"{k}. {name}" + (f"：{point}" if point else ""),
+                            cites=[first[k] + 1]))
+    return out
+
+
+# An opening that says the sections below are the steps: "按以下步骤处理", "按本手册排查",
+# "follow the steps below".
+_ANNOUNCES_STEPS = re.compile(r"(?:以下|下列|如下)(?:步骤|流程|方法)|按本(?:手册|预案|流程|指南)|"
+                              r"\b(?:following|these|below)\s+steps\b|\bsteps\s+below\b", re.I)
+
+
+def in_section(p: Passage) -> bool:
+    """Whether passage ``p`` stands under a numbered section heading of its document."""
+    return bool(p["heading_path"] and _NUMBERED_SECTION.match(p["heading_path"][-1]))
+
+
+def announces_sections(passages: list[Passage], doc_id: str) -> bool:
+    """Whether ``doc_id``'s opening (a passage of it under no numbered section heading)
+    says that the sections below are the steps to take."""
+    return any(p["doc_id"] == doc_id and not in_section(p) and _ANNOUNCES_STEPS.search(p["text"])
+               for p in passages)
+
+
+def _first_point(text: str) -> str | None:
+    """A section's first point: its first list item, sentence or table row that is not a
+    lead-in, code left out."""
+    units = quotable_units(_FENCED.sub("", text), split_sentences)
+    return next((ITEM_MARKER.sub("", u.text, count=1).strip().rstrip("；;，,") for u in units
+                 if not _LEAD_IN.search(u.text)), None)
+
+
 def _lists(passages: list[Passage], doc_id: str) -> list[tuple[int, list[int],
                                                                 list[tuple[str, int]]]]:
     """The lists of ``doc_id``'s passages with at least two items: (first passage index,
@@ -158,26 +222,50 @@ def _continues(before: Passage, after: Passage) -> bool:
 # short enough to name the step rather than explain it.
 # A step may be its lead alone when its details are sub-items ("3. **审批**：" then "- …").
 _LEAD = re.compile(r"^(?P<lead>[^:：。.;；]{2,40}?)\s*[:：]\s*(?:\S|$)")
+# A sentence that announces what follows ("按以下步骤处理：").
+_LEAD_IN = re.compile(r"[:：]\s*$")
 # Steps longer than this together get a one-line summary of their leads first, so that the
 # direct answer is within the first 200 characters.
 SUMMARY_AFTER = 200
 
 
-def summary(steps: list[Sentence], language: str) -> Sentence | None:
+# A list item that opens with bold words: "2. **Build and tag** the release image".
+_BOLD_START = re.compile(r"^\s*(?:\d{1,2}[.)、]|[-*•])\s+(?:\*\*|__)"
+                         r"(?P<lead>[^*_]{2,40}?)(?:\*\*|__)")
+
+
+def _bold_leads(passages: list[Passage]) -> dict[str, str]:
+    """Each list item of ``passages`` that opens with bold words, as ``list_items`` quotes
+    it, and those words: the author's own name for the step."""
+    out: dict[str, str] = {}
+    for p in passages:
+        for line in p["text"].splitlines():
+            m = _BOLD_START.match(line)
+            if m:
+                out[line.strip().replace("**", "").replace("__", "")] = m.group("lead").strip()
+    return out
+
+
+def summary(steps: list[Sentence], language: str, passages: list[Passage] | None = None
+            ) -> Sentence | None:
     """The steps' leads on one line, in order ("检查淘汰策略；清理大 key；扩容"), citing
-    the steps' passage, when every step has one and the steps run long; else ``None``."""
+    the steps' passage, when every step has one and the steps run long; else ``None``. A
+    step's lead is its words before a colon, or the words its document sets in bold at its
+    start ("**Promote** to 100%: …", read in ``passages``)."""
     if len(steps) < MIN_ITEMS or sum(len(s["text"]) for s in steps) <= SUMMARY_AFTER:
         return None
     # Bullets under numbered steps are a step's details (the amounts each approver signs
     # for), not steps: the summary names the numbered steps only.
     numbered = [s for s in steps if NUMBERED_ITEM.match(s["text"])]
     top = numbered if len(numbered) >= MIN_ITEMS else steps
+    bold = _bold_leads(passages or [])
     leads = []
     for s in top:
         m = _LEAD.match(ITEM_MARKER.sub("", s["text"], count=1))
-        if m is None:
+        lead = m.group("lead").strip() if m else bold.get(s["text"])
+        if lead is None:
             return None
-        leads.append(m.group("lead").strip())
+        leads.append(lead)
     text = ("；" if language == "zh" else "; ").join(leads)
     cites = list(dict.fromkeys(n for s in steps for n in s["cites"]))
     return Sentence(text=text, cites=cites)

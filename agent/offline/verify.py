@@ -41,8 +41,15 @@ def sentence_supported(s: Sentence, passages: list[Passage]) -> bool:
     cited = [passages[n - 1] for n in s["cites"] if 1 <= n <= len(passages)]
     if not cited:
         return not s["cites"] and not passages
-    best = max(support(s["text"], p["title"] + "\n" + readable(p["text"])) for p in cited)
-    return best >= MIN_SUPPORT
+    # A section's heading is the document's words too ("1. 找到慢在哪里：…" outlines it).
+    sources = [p["title"] + "\n" + "\n".join(p["heading_path"]) + "\n" + readable(p["text"])
+               for p in cited]
+    if max(support(s["text"], source) for source in sources) >= MIN_SUPPORT:
+        return True
+    # Steps' leads in one line may come from several cited sections, each from its own.
+    pieces = [p for p in _PIECES.split(strip_citations(s["text"])) if p.strip()]
+    return len(pieces) > 1 and all(
+        max(_support(piece, source) for source in sources) >= MIN_SUPPORT for piece in pieces)
 
 
 def verify(inp: VerifyInput) -> Verdict:

@@ -127,6 +127,15 @@ def _one_question(line: str) -> bool:
             and bare[-1] in "?？" and not re.search(r"[。！!.;；][^?？]", bare))
 
 
+_LEAD_IN = re.compile(r"[:：]\s*$")
+
+
+def is_lead_in(sentence: str) -> bool:
+    """A sentence that announces what follows ("按以下步骤处理：", "Bring the following:"):
+    it says nothing without it."""
+    return bool(_LEAD_IN.search(sentence))
+
+
 def is_question(sentence: str) -> bool:
     """A sentence that asks rather than tells: never quoted as an answer."""
     return bool(_ASKS.search(sentence.strip().rstrip("*_ ")))

@@ -19,7 +19,7 @@ from agent.offline.asked import (
     kind_words,
 )
 from agent.offline.kinds import asked_section, asked_value, asking_words
-from agent.offline.layout import quotable_units
+from agent.offline.layout import is_lead_in, quotable_units
 from agent.offline.pointers import is_pointer
 from agent.offline.scope import asks_scope, describes_document
 from agent.offline.sources import named_source, of_kind
@@ -92,7 +92,6 @@ def senses(inp: GenerateInput) -> Alternatives:
 _NUMERIC = re.compile(r"(多少|几|哪一年|哪年|何时|什么时候|\bhow (many|much|long|old)\b|"
                       r"\bwhat year\b|\bwhen\b)", re.I)
 # A sentence that announces what follows ("需要检查以下几点：") says nothing by itself.
-_LEAD_IN = re.compile(r"[:：]\s*$")
 _DIGIT = re.compile(r"[0-9０-９一二三四五六七八九十百千万]")
 _CODE = re.compile(r"^\s*(```|\$ |redis-cli|kubectl|SELECT |[a-z_]+\s*=\s*)")
 
@@ -310,7 +309,7 @@ def rank_sentences(inp: GenerateInput, terms: list[str],
             s = unit.text
             if (looks_like_instruction(s) or _in_flagged(s, flagged) or aside(s)
                     or (_is_code(s) and not (command and holds_command(s)))
-                    or _LEAD_IN.search(s)):
+                    or is_lead_in(s)):
                 continue
             st = terms_of(unit.about, all_terms, alternatives)
             heading = unit.heading or own

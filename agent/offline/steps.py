@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from agent.offline.layout import is_question, quotable_units
+from agent.offline.layout import is_lead_in, is_question, quotable_units
 from agent.offline.pointers import pointed_documents
 from agent.offline.versions import superseded
 from agent.state import Passage, Sentence
@@ -138,22 +138,21 @@ def outline(passages: list[Passage], doc_id: str) -> list[Sentence] | None:
     citing its passage. A troubleshooting runbook is such a document: "怎么排查" asks for its
     course, not for the intro sentence that repeats the question's words. ``None`` unless
     the pool holds sections 1 to n of ``doc_id``, n at least ``MIN_SECTIONS``."""
-    first: dict[int, int] = {}
+    first: dict[int, tuple[int, str]] = {}  # section number: (passage index, its name)
     for i, p in enumerate(passages):
         m = (_NUMBERED_SECTION.match(p["heading_path"][-1])
              if p["doc_id"] == doc_id and p["heading_path"] else None)
         k = int(m.group(1)) if m else 0
-        if m and (k not in first or p["chunk_id"] < passages[first[k]]["chunk_id"]):
-            first[k] = i
+        if m and (k not in first or p["chunk_id"] < passages[first[k][0]]["chunk_id"]):
+            first[k] = (i, m.group("name").strip())
     if len(first) < MIN_SECTIONS or sorted(first) != list(range(1, len(first) + 1)):
         return None
     out = []
     for k in sorted(first):
-        p = passages[first[k]]
-        name = _NUMBERED_SECTION.match(p["heading_path"][-1]).group("name").strip()  # type: ignore[union-attr]
-        point = _first_point(p["text"])
+        i, name = first[k]
+        point = _first_point(passages[i]["text"])
         out.append(Sentence(text=f"{k}. {name}" + (f"：{point}" if point else ""),
-                            cites=[first[k] + 1]))
+                            cites=[i + 1]))
     return out
 
 
@@ -180,7 +179,7 @@ def _first_point(text: str) -> str | None:
     lead-in, code left out."""
     units = quotable_units(_FENCED.sub("", text), split_sentences)
     return next((ITEM_MARKER.sub("", u.text, count=1).strip().rstrip("；;，,") for u in units
-                 if not _LEAD_IN.search(u.text)), None)
+                 if not is_lead_in(u.text)), None)
 
 
 def _lists(passages: list[Passage], doc_id: str) -> list[tuple[int, list[int],
@@ -222,8 +221,6 @@ def _continues(before: Passage, after: Passage) -> bool:
 # short enough to name the step rather than explain it.
 # A step may be its lead alone when its details are sub-items ("3. **审批**：" then "- …").
 _LEAD = re.compile(r"^(?P<lead>[^:：。.;；]{2,40}?)\s*[:：]\s*(?:\S|$)")
-# A sentence that announces what follows ("按以下步骤处理：").
-_LEAD_IN = re.compile(r"[:：]\s*$")
 # Steps longer than this together get a one-line summary of their leads first, so that the
 # direct answer is within the first 200 characters.
 SUMMARY_AFTER = 200

@@ -284,15 +284,19 @@ _ASKS_RECURRENCE = re.compile(r"(?:多久|多长时间|几天|几周|几个月|�
                               r"\bhow\s+(?:often|frequently)\b", re.I)
 _RECURRENCE_WORDS = frozenset(["一次", "多久", "频率", "频次", "often", "frequently"])
 # How either language says that something recurs or lasts for a period: "每 180 天", "每天",
-# "每季度", "90 天一次", "有效期最长 90 天", "every 180 days", "weekly", "once a year",
+# "每季度", "90 天一次", "一周两天", "有效期最长 90 天", "every 180 days", "weekly",
+# "two days a week", "once a year",
 # "Profiles last 180 days", "a three-year refresh cycle". A deadline after an event
 # ("一旦密钥泄露，必须在 1 小时内轮换") says how soon, not how often.
 _RECURS = re.compile(
     r"每\s*[0-9０-９一二两三四五六七八九十半]*\s*个?(?:天|日|周|星期|月|季度?|年|小时|分钟|晚)|"
     r"[0-9一二两三四五六七八九十]+\s*个?(?:天|周|月|年|小时)\s*(?:一|1)\s*次|周期|有效期|定期|"
+    # a rate: "一周两天", "一年一次", "two days a week", "three times per month"
+    r"[一每]\s*(?:天|周|星期|个?月|季度?|年)\s*[0-9一二两三四五六七八九十]+\s*[次天]|"
+    r"\b(?:a|per)\s+(?:day|week|month|quarter|year)\b|"
     r"\bevery\b|\beach\s+(?:day|week|month|quarter|year)\b|\b(?:daily|weekly|monthly|"
     r"quarterly|annually|yearly|nightly|hourly)\b|\bonce\s+(?:a|per|every)\b|"
-    r"\b(?:times?|twice)\s+(?:a|per)\b|\bper\s+(?:day|week|month|quarter|year)\b|"
+    r"\b(?:times?|twice)\s+(?:a|per)\b|"
     r"\bcycles?\b|\blasts?\s+\d|\bvalid\s+for\b|\bexpir\w*\s+after\b|"
     r"\bafter\s+\d+\s+(?:days|weeks|months|years)\b", re.I)
 

@@ -344,7 +344,8 @@ def rank_sentences(inp: GenerateInput, terms: list[str],
                         if p["doc_id"] in thread_docs else 0.0))
             candidates.append((score, n, s, st))
     candidates.sort(key=lambda c: (-c[0], c[1]))
-    candidates = source_first(candidates, sourced, set(terms))
+    candidates = source_first(period_first(inp, candidates, asked_periods, set(terms)),
+                              sourced, set(terms))
     if kinds:
         # The documents the thread answered from: cited for a question asked as it stands,
         # or carried from for a follow-up.
@@ -365,6 +366,25 @@ def _topic_terms(inp: GenerateInput, terms: list[str]) -> tuple[list[str], list[
     if source is not None:
         kind = kind | {source.word}
     return [t for t in terms if t not in kind] or terms, sourced
+
+
+def period_first(inp: GenerateInput, candidates: list[Candidate], asked: set[str],
+                 terms: set[str]) -> list[Candidate]:
+    """``candidates`` with those about another period than the question names (a year, an
+    edition: ``versions.period_fit`` -1) last, when one about the asked period holds one of
+    its ``terms``: "Who won the women's race at the 2025 marathon?" is not answered by the
+    2026 report's winner, however many of its words that report repeats. With nothing about
+    the asked period, the order stands (what a refusal shows as the closest)."""
+    if not asked or not candidates:
+        return candidates
+    passages = inp["passages"]
+    around = [passage_periods(p) for p in passages]
+    fits = [period_fit(asked, c[2], frame(passages[c[1] - 1]), around[c[1] - 1])
+            for c in candidates]
+    if not any(f > 0 and c[3] & terms for f, c in zip(fits, candidates, strict=True)):
+        return candidates
+    return ([c for f, c in zip(fits, candidates, strict=True) if f >= 0]
+            + [c for f, c in zip(fits, candidates, strict=True) if f < 0])
 
 
 def source_first(candidates: list[Candidate], sourced: list[bool], terms: set[str]

@@ -163,3 +163,22 @@ def test_numbers_in_answers_to_a_question_that_asks_no_value_are_no_disagreement
             doc(2, "Mara Quill advised the mayor of Porto for 3 years.", "Quill family", rank=1)]
     draft = ask("Mara Quill advised the mayor of which city?", pool)
     assert not any(s.get("note") for s in draft["sentences"])
+
+
+def test_another_years_report_does_not_answer_however_many_words_it_repeats() -> None:
+    # Two reports of a yearly regatta, dated: the 2026 one repeats the question's words; the
+    # 2025 one, asked about, says less of them and never names its year.
+    this_year = Passage(
+        chunk_id=1, doc_id="regatta-2026", title="Riverside Regatta: women's sculls record",
+        source="regatta-2026.md", doc_type="news", heading_path=[],
+        text="Mara Lind won the women's single sculls race of the Riverside Regatta in record "
+             "time. About 9,000 spectators lined the river.",
+        score=1.0, rank=0, round=1, sub_id="q1", date="2026-05-11")
+    last_year = Passage(
+        chunk_id=2, doc_id="regatta-2025", title="Rowing on the river", source="regatta-2025.md",
+        doc_type="news", heading_path=[],
+        text="The rowing weekend ended on Sunday. Ines Varga took the sculls title for women.",
+        score=1.0, rank=1, round=1, sub_id="q1", date="2025-05-12")
+    draft = ask("Who won the women's single sculls at the 2025 Riverside Regatta?",
+                [this_year, last_year])
+    assert "Ines Varga" in quoted(draft)[0]

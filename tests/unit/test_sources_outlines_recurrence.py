@@ -134,6 +134,13 @@ def test_how_often_is_answered_by_a_period_in_either_language() -> None:
     english = [passage(1, "Guest Wi-Fi passwords are changed every Monday.", [],
                        doc_id="net-en", title="Network rules")]
     assert missing_constraint("How often are guest Wi-Fi passwords changed?", english) is None
+    # A rate is how often too.
+    rate = [passage(1, "Guests may use the meeting rooms on two days a week.", [],
+                    doc_id="rooms", title="Meeting rooms")]
+    assert missing_constraint("How often can guests use the meeting rooms?", rate) is None
+    assert missing_constraint("访客多久可以用一次会议室？",
+                              [passage(1, "访客一周两天可以使用会议室。", [], doc_id="rooms",
+                                       title="会议室")]) is None
     deadline = [passage(1, "If a guest Wi-Fi password leaks, it is changed within 2 hours.",
                         [], doc_id="net-en", title="Network rules")]
     assert missing_constraint("How often are guest Wi-Fi passwords changed?",

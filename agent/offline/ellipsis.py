@@ -27,14 +27,19 @@ _OPEN_EN = re.compile(r"^\s*(and|but|also|so|then|what about|how about)\b[\s,]*"
 # "X的呢？": the 的 marks X as what modifies the thing asked about ("那春节的呢？").
 _ATTRIBUTIVE = re.compile(r"的\s*呢\s*[？?]?\s*$")
 _DEGREE = ("最", "一共", "总共", "大概", "大约", "至少", "通常")
-_CLOSE = re.compile(r"的?\s*(呢|吗)?\s*[？?。.!！]*\s*$")
+_END = " \t\r\n？?。.!！"
 
 
 def _core(question: str, language: Language) -> str:
     """The question without its continuing opening and closing particle ("那丧假呢？" ->
-    "丧假"): the words that stand for the earlier question's slot."""
+    "丧假"): the words that stand for the earlier question's slot. The close is stripped
+    from the end, not matched by a pattern, which would try every position of a long run of
+    marks and spaces ("？ ？ ？ …")."""
     opening = _OPEN_ZH if language == "zh" else _OPEN_EN
-    return _CLOSE.sub("", opening.sub("", question)).strip()
+    core = opening.sub("", question).rstrip(_END)
+    if core.endswith(("呢", "吗")):
+        core = core[:-1].rstrip()
+    return core.removesuffix("的").strip()
 
 
 def _siblings(new: str, old: str) -> bool:

@@ -275,6 +275,8 @@ def rank_sentences(inp: GenerateInput, terms: list[str],
     value = deadline_pattern(inp["question"]) or asked_value(inp["question"])
     section = asked_section(inp["question"])
     holding: set[tuple[int, str]] = set()
+    # Each sentence's fit to the period asked (versions.period_fit): its score and its order.
+    period: dict[tuple[int, str], int] = {}
     asked_periods = periods(inp["question"])
     amounts = asked_amounts(inp["question"])
     tightest = _tightest_band(amounts, passages)
@@ -300,7 +302,6 @@ def rank_sentences(inp: GenerateInput, terms: list[str],
     titled = _titled_names(inp, terms, alternatives)
     for n, p in enumerate(passages, start=1):
         frame_terms = terms_of(frame(p), terms, alternatives)
-        version = -SUPERSEDED_PENALTY if p["doc_id"] in old else 0.0
         around = passage_periods(p) if asked_periods else set()
         flagged = [norm(span) for span in suspicious_spans(p["text"])]
         own = p["heading_path"][-1] if p["heading_path"] else ""
@@ -331,11 +332,13 @@ def rank_sentences(inp: GenerateInput, terms: list[str],
                     or (section is not None and section.search(heading))
                     or (command and holds_command(s)) or (meaning and holds_meaning(s))):
                 holding.add((n, s))
+            period[(n, s)] = period_fit(asked_periods, s, frame(p), around)
             score = (weighted_share(terms, idf, st | titled[n - 1])
                      + 0.3 * weighted_share(terms, idf, st | framed)
                      + 0.4 * fit[n - 1] + (0.15 if wants_number and _DIGIT.search(s) else 0)
                      + (VALUE_BONUS if (n, s) in holding else 0)
-                     + PERIOD_WEIGHT * period_fit(asked_periods, s, frame(p), around) + version
+                     + PERIOD_WEIGHT * period[(n, s)]
+                     - (SUPERSEDED_PENALTY if p["doc_id"] in old else 0.0)
                      - (POINTER_PENALTY if is_pointer(s) else 0.0)
                      - (scope if describes_document(s) else 0.0)
                      + (BAND_BONUS if tightest is not None
@@ -343,9 +346,8 @@ def rank_sentences(inp: GenerateInput, terms: list[str],
                      + (THREAD_WEIGHT * weighted_share(thread, thread_idf, held_thread)
                         if p["doc_id"] in thread_docs else 0.0))
             candidates.append((score, n, s, st))
-    candidates.sort(key=lambda c: (-c[0], c[1]))
-    candidates = source_first(period_first(inp, candidates, asked_periods, set(terms)),
-                              sourced, set(terms))
+    candidates = source_first(period_first(sorted(candidates, key=lambda c: (-c[0], c[1])),
+                                           period, set(terms)), sourced, set(terms))
     if kinds:
         # The documents the thread answered from: cited for a question asked as it stands,
         # or carried from for a follow-up.
@@ -368,23 +370,18 @@ def _topic_terms(inp: GenerateInput, terms: list[str]) -> tuple[list[str], list[
     return [t for t in terms if t not in kind] or terms, sourced
 
 
-def period_first(inp: GenerateInput, candidates: list[Candidate], asked: set[str],
+def period_first(candidates: list[Candidate], period: dict[tuple[int, str], int],
                  terms: set[str]) -> list[Candidate]:
     """``candidates`` with those about another period than the question names (a year, an
-    edition: ``versions.period_fit`` -1) last, when one about the asked period holds one of
-    its ``terms``: "Who won the women's race at the 2025 marathon?" is not answered by the
-    2026 report's winner, however many of its words that report repeats. With nothing about
-    the asked period, the order stands (what a refusal shows as the closest)."""
-    if not asked or not candidates:
+    edition: ``period``, each sentence's ``versions.period_fit``, -1) last, when one about
+    the asked period holds one of its ``terms``: "Who won the women's race at the 2025
+    marathon?" is not answered by the 2026 report's winner, however many of its words that
+    report repeats. With nothing about the asked period, the order stands (what a refusal
+    shows as the closest)."""
+    if not any(period[(c[1], c[2])] > 0 and c[3] & terms for c in candidates):
         return candidates
-    passages = inp["passages"]
-    around = [passage_periods(p) for p in passages]
-    fits = [period_fit(asked, c[2], frame(passages[c[1] - 1]), around[c[1] - 1])
-            for c in candidates]
-    if not any(f > 0 and c[3] & terms for f, c in zip(fits, candidates, strict=True)):
-        return candidates
-    return ([c for f, c in zip(fits, candidates, strict=True) if f >= 0]
-            + [c for f, c in zip(fits, candidates, strict=True) if f < 0])
+    return ([c for c in candidates if period[(c[1], c[2])] >= 0]
+            + [c for c in candidates if period[(c[1], c[2])] < 0])
 
 
 def source_first(candidates: list[Candidate], sourced: list[bool], terms: set[str]

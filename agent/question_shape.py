@@ -62,6 +62,20 @@ def asks_how(question: str) -> bool:
     return bool(_ASKS_HOW.search(question))
 
 
+# What things someone must do or bring: the object asked is a set ("What must a new
+# supplier provide?", "What do I need to bring on day one?", "入职要带哪些材料？",
+# "报销需要提交什么？").
+_ASKS_THINGS = re.compile(
+    r"(^\s*what\s+(?:do|does|must|should|shall|will|would)\s+(?:\w+\s+){1,4}?"
+    r"(?:provide|bring|submit|prepare|include|send|fill in|fill out|hand in|sign)\b|"
+    r"(?:提供|提交|准备|携带|带|填写|签署)(?:哪些|什么)|哪些(?:材料|资料|文件|证件|东西))", re.I)
+
+
+def asks_things(question: str) -> bool:
+    """Asks what things are to be provided, brought or submitted: a list answers."""
+    return bool(_ASKS_THINGS.search(question))
+
+
 def is_chitchat(question: str) -> bool:
     return bool(_GREETING.match(question))
 

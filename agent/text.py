@@ -47,6 +47,8 @@ GENERIC = frozenset([
     "一直", "总是", "老是", "其实", "本来", "到底", "究竟",
     "那次", "这次", "上次", "那回", "这回", "当时", "那时", "那时候",
 ])
+_HEDGE = re.compile(r"(一般|通常|平时|平常|大概|大约|大致|基本上)"
+                    r"(?=\s*(?:是|为|要|会|需|都|在|多|几|能|可以|可|怎么|如何|用|有|先|不|没|就|得))")
 # Chinese question words that jieba keeps whole ("几天", "哪几天", "多少个", "多久"): they ask
 # for the value, they do not name the topic (agent.offline.asked reads what they ask for).
 _ZH_ASKING = re.compile(r"^(?:哪|几|多少)[\u4e00-\u9fff]{0,2}$|^多(?:久|长|大|高|远|重)$")
@@ -95,6 +97,10 @@ def content_terms(text: str) -> list[str]:
     Matched against ``term_set`` of passages, which holds search-mode tokens: every precise
     word is among them."""
     seen = all_content_terms(text)
+    # The asker's hedge before the verb ("账期一般是多久", "通常要几天"), as "usually" above: a
+    # word of the topic only as a noun's modifier ("一般变更", "一般纳税人").
+    hedges = {m.group(1) for m in _HEDGE.finditer(text)}
+    seen = [w for w in seen if w not in hedges]
     # A lone Chinese character ("年", "里", "化") is rarely the topic; keep them only when
     # nothing else is left.
     longer = [w for w in seen if not (len(w) == 1 and has_cjk(w))]
@@ -116,10 +122,12 @@ Alternatives = Mapping[str, Sequence[str]]
 
 def _holds(word: str, tokens_: set[str], flat: str) -> bool:
     """A plain Latin word is held as a token ("leave" is not in "cleaves"); a Chinese word,
-    a phrase or a code ("Q3", "return rate") anywhere in the text."""
+    a phrase or a code ("Q3", "return rate") anywhere in the text, a hyphen read as the space
+    it stands for ("on call" in "On-call engineers"). ``flat`` is the text normalized without
+    hyphens."""
     if word.isascii() and word.isalpha():
         return word.lower() in tokens_
-    return norm(word) in flat
+    return norm(word).replace("-", "") in flat
 
 
 def term_hits(terms: list[str], text: str, alternatives: Alternatives | None = None
@@ -130,9 +138,10 @@ def term_hits(terms: list[str], text: str, alternatives: Alternatives | None = N
     "年假" is held by "annual leave")."""
     tokens_ = term_set(text)
     flat = norm(text)
+    bare = flat.replace("-", "")
     alts = alternatives or {}
     return {t for t in terms if t in tokens_ or (has_cjk(t) and t in flat)
-            or any(_holds(a, tokens_, flat) for a in alts.get(t, ()))}
+            or any(_holds(a, tokens_, bare) for a in alts.get(t, ()))}
 
 
 def terms_of(text: str, query_terms_: list[str], alternatives: Alternatives | None = None

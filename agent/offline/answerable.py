@@ -595,10 +595,18 @@ def _missing_detail(question: str, texts: list[str], alternatives: Alternatives 
     # under a word the dictionary does not offer for the asked noun ("住宿标准" over "Hotel
     # limit: CNY 800 per night"). All of them: one word's sense ("手术" as "operations") is in
     # any annual report; and no year or number, which every report has.
-    subject = {w for w in content_terms(question) if has_cjk(w) and w not in asked}
-    if not clauses and subject and any(
-            _NUMBER.search(t) and subject <= held_terms(t, sorted(subject), alternatives)
-            for t in texts if language_of(t) != "zh"):
+    # The same holds, whatever the Chinese passages say, when the other language's passage
+    # also holds the asked noun translated: "值班补贴按《On-call Handbook》执行" names the
+    # allowance without its sum, "a weekly allowance of CNY 1,000" for on-call gives it.
+    named = {w for w in content_terms(question) if has_cjk(w)}
+    subject = {w for w in named if w not in asked}
+    def gives(t: str) -> bool:
+        if clauses:
+            return named <= held_terms(t, sorted(named), alternatives)
+        return subject <= held_terms(t, sorted(subject), alternatives)
+
+    if subject and any(_NUMBER.search(t) and gives(t)
+                       for t in texts if language_of(t) != "zh"):
         return None
     # Named but given no value: say which value ("医疗费的具体数值"), not that the noun is
     # absent, which the cited sentence would contradict.

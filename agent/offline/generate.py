@@ -49,7 +49,7 @@ from agent.offline.steps import (
 )
 from agent.offline.versions import superseded
 from agent.offline.versus import compare, signed_date
-from agent.question_shape import asks_how, is_procedural
+from agent.question_shape import asks_how, asks_things, is_procedural
 from agent.state import Draft, GenerateInput, Passage, Sentence
 from agent.text import content_terms, join_sentences, norm, terms_of, weighted_share
 from agent.wording import standard_chinese
@@ -117,10 +117,12 @@ def generate(inp: GenerateInput) -> Draft:  # noqa: PLR0911 - each early return 
     parts = _answer_parts(inp, all_terms)
     procedural = not parts and is_procedural(inp["question"])
     # "访客预约怎么操作？": a how-question whose words name a section with a list asks for
-    # that list, though "怎么 + verb" alone may ask for the one fix that fits a case.
+    # that list, though "怎么 + verb" alone may ask for the one fix that fits a case; so
+    # does one asking what to provide or bring ("What must a new supplier provide?").
     steps = (_procedure(inp, terms) if procedural
              else _procedure(inp, terms, named_by_heading=True)
-             if not parts and asks_how(inp["question"]) else None)
+             if not parts and (asks_how(inp["question"]) or asks_things(inp["question"]))
+             else None)
     if not parts and asks_how(inp["question"]) and not _announced(inp, steps, procedural):
         # "MySQL 慢查询怎么排查": a runbook in numbered sections is the procedure as a whole.
         whole = _outline(inp, terms, candidates)

@@ -45,6 +45,16 @@ _PROCESS_TIME = re.compile(r"\b(?:response|ack|acknowledge?ment|resolution|proce
 _ZH_ASK = re.compile(r"(?:几|多少)个?(天|日|周|星期|个月|月|年|小时|分钟|次|人|元|块|钱)"
                      r"|多久|多长时间")
 _EN_ASK = re.compile(r"\bhow\s+(many|much|long|often)\b(?:\s+([a-z]+))?", re.I)
+# A noun that names a sum of money asks for an amount when the question asks its size with
+# no measure word of its own: "值班补贴是多少？", "门票价格多少", "What is the on-call
+# allowance?" ("工资几号发" asks a day: 几 is read with its measure word first).
+_MONEY_NOUN_ZH = re.compile(r"(补贴|津贴|补助|工资|薪资|薪水|薪酬|奖金|费用|价格|票价|售价|报酬|"
+                            r"罚款|押金|金额)(?:的?(?:标准|上限|金额))?\s*(?:是|为|有|大概|一般|大约)*"
+                            r"多少(?!个?(?:天|日|周|星期|个?月|年|小时|分钟|次|人|倍|岁|页|台|张|条|份|家))")
+_MONEY_NOUN_EN = re.compile(r"\bwhat(?:'s| is| are| was| were)\s+(?:the|my|our|a|an)\s+"
+                            r"(?:[\w-]+\s+){0,3}?(?:allowances?|stipends?|per diems?|fees?|"
+                            r"prices?|costs?|salary|salaries|bonus(?:es)?|fines?|"
+                            r"deposits?)\b", re.I)
 _EN_NOUNS = {"day": "天", "days": "天", "week": "周", "weeks": "周", "month": "个月",
              "months": "个月", "year": "年", "years": "年", "hour": "小时", "hours": "小时",
              "minute": "分钟", "minutes": "分钟", "times": "次", "people": "人",
@@ -81,6 +91,8 @@ def _either(unit: str) -> str:
 def _asked_unit(question: str) -> str | None:
     """The measure ``question`` asks in: a key of ``_UNITS``, "money", "duration" (any unit
     of time), or ``None``."""
+    if _MONEY_NOUN_ZH.search(question) or _MONEY_NOUN_EN.search(question):
+        return "money"
     m = _ZH_ASK.search(question)
     if m:
         unit = m.group(1)

@@ -221,7 +221,7 @@ def quotable_units(text: str, split: Callable[[str], list[str]], *,
     units = [Unit(text=_A_PREFIX.sub("", s), about=f"{lead_in_of(prose, s) or ''} {s}".strip(),
                   heading=heading)
              for heading, body in plain_sections(lines) for s in split(body)
-             if not is_question(s) and _norm(_Q_PREFIX.sub("", s)) not in asked]
+             if not is_question(s) and not _part_of(_norm(_Q_PREFIX.sub("", s)), asked)]
     # A row is about its first column's header too: "Tier 2" names a city tier, and a
     # question asks for the tier's value by that header's words.
     rows = rendered_rows(text)
@@ -234,6 +234,12 @@ def quotable_units(text: str, split: Callable[[str], list[str]], *,
                         for line in text.splitlines())):
         units.append(Unit(text=_MARKUP.sub("", body), about=f"{heading} {body}"))
     return units
+
+
+def _part_of(sentence: str, asked: set[str]) -> bool:
+    """``sentence`` (normalized) is an FAQ question or a sentence of one: "**I forgot my
+    password. How do I reset it?**" asks as a whole; its first sentence tells nothing."""
+    return sentence in asked or (len(sentence) >= 8 and any(sentence in q for q in asked))
 
 
 def _norm(text: str) -> str:

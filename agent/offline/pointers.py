@@ -15,6 +15,9 @@ from agent.offline.versions import names_document
 from agent.state import Passage
 from agent.text import split_sentences
 
+# A section of the same document named by its number: "见第 4 节", "see section 4".
+_SECTION = re.compile(r"(?:见第\s*(\d{1,2})\s*[节章条]|\bsee section\s+(\d{1,2})\b)", re.I)
+
 _POINTER = re.compile(
     r"((?:另见|参见|详见|请见|具体见|步骤见|方法见|见)\s*(?:英文版|中文版)?\s*[*《“\"]|见第\s*\S{1,3}\s*[节章条]|"
     r"\bsee (?:the |our )?(?:[A-Z*\"“]|[\w-]+(?: [\w-]+){0,3} "
@@ -40,3 +43,17 @@ def pointed_documents(passages: list[Passage], doc_id: str) -> list[str]:
                 out.extend(d for d, title in titles.items()
                            if title and d not in out and names_document(s, title))
     return out
+
+
+def section_pointed(sentence: str) -> str | None:
+    """The number of the section of its own document ``sentence`` sends the reader to
+    ("内存碎片严重，见第 4 节", "see section 4"), or ``None``."""
+    m = _SECTION.search(sentence)
+    return (m.group(1) or m.group(2)) if m else None
+
+
+def is_section(p: Passage, number: str) -> bool:
+    """Passage ``p`` stands under the heading numbered ``number`` ("## 4. 内存碎片",
+    "## 第4节 …", "### Section 4: …")."""
+    return any(re.match(rf"\s*(?:第\s*|section\s+)?{number}(?![\d])", h, re.I)
+               for h in p["heading_path"][1:])

@@ -20,7 +20,7 @@ from agent.offline.asked import (
 )
 from agent.offline.kinds import asked_section, asked_value, asking_words
 from agent.offline.layout import is_lead_in, quotable_units
-from agent.offline.pointers import is_pointer
+from agent.offline.pointers import is_pointer, is_section, section_pointed
 from agent.offline.scope import asks_scope, describes_document
 from agent.offline.sources import named_source, of_kind
 from agent.offline.topic import has_pronoun
@@ -346,8 +346,9 @@ def rank_sentences(inp: GenerateInput, terms: list[str],
                      + (THREAD_WEIGHT * weighted_share(thread, thread_idf, held_thread)
                         if p["doc_id"] in thread_docs else 0.0))
             candidates.append((score, n, s, st))
-    candidates = source_first(period_first(sorted(candidates, key=lambda c: (-c[0], c[1])),
-                                           period, set(terms)), sourced, set(terms))
+    candidates = follow_section(source_first(period_first(
+        sorted(candidates, key=lambda c: (-c[0], c[1])), period, set(terms)), sourced,
+        set(terms)), passages)
     if kinds:
         # The documents the thread answered from: cited for a question asked as it stands,
         # or carried from for a follow-up.
@@ -382,6 +383,23 @@ def period_first(candidates: list[Candidate], period: dict[tuple[int, str], int]
         return candidates
     return ([c for c in candidates if period[(c[1], c[2])] >= 0]
             + [c for c in candidates if period[(c[1], c[2])] < 0])
+
+
+def follow_section(candidates: list[Candidate], passages: list[Passage]) -> list[Candidate]:
+    """``candidates`` with the best sentence of the section the best one sends the reader to
+    first ("`mem_fragmentation_ratio` 大于 1.5：说明内存碎片严重，见第 4 节" names the case;
+    section 4 of the same document says what to do), when the pool holds that section."""
+    if not candidates:
+        return candidates
+    number = section_pointed(candidates[0][2])
+    if number is None:
+        return candidates
+    doc = passages[candidates[0][1] - 1]["doc_id"]
+    there = next((c for c in candidates if passages[c[1] - 1]["doc_id"] == doc
+                  and is_section(passages[c[1] - 1], number)), None)
+    if there is None:
+        return candidates
+    return [there, *(c for c in candidates if c is not there)]
 
 
 def source_first(candidates: list[Candidate], sourced: list[bool], terms: set[str]

@@ -19,7 +19,7 @@ from agent.state import Language, Passage, TopicEvidence, Turn
 from agent.text import Alternatives, content_terms, norm
 from agent.wording import plain
 from store.joined_words import GRAMMATICAL
-from store.tokenize import has_cjk, language_of, normalize, tokens
+from store.tokenize import chinese_nouns, has_cjk, language_of, normalize, tokens
 
 # Pronouns that cannot be resolved inside the question itself: always a follow-up.
 _PRONOUN_EN = re.compile(r"\b(it|its|they|them|their|theirs|he|she|his|her|him)\b", re.I)
@@ -113,7 +113,7 @@ def refers_back(question: str, language: Language, n_terms: int) -> Cue | None:
     "如果"), ``"new"`` for one that announces another topic ("对了", "by the way" before or
     after the question, "另外" before more than ``SHORT`` words of its own), ``None`` for
     none of these."""
-    pronoun = has_pronoun(question, language)
+    pronoun = has_pronoun(question, language) and not _names_its_antecedent(question, language)
     announced = (_NEW_TOPIC_ZH if language == "zh" else _NEW_TOPIC_EN).match(question) or \
         (language == "en" and _ASIDE_EN.search(question))
     if _fronts_its_topic(question, language) or (announced and not pronoun):
@@ -152,6 +152,32 @@ def _fronts_its_topic(question: str, language: Language) -> bool:
     return bool(has_pronoun(rest, language) or points) and not again.search(rest)
 
 
+# A sentence that acknowledges an answer names nothing ("好的，谢谢。", "明白了。").
+_THANKS_ZH = re.compile(r"(谢谢|多谢|感谢|明白|了解|知道了|收到|好的)")
+# Where a message's sentences end: "I forgot my password. How do I reset it?"
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？；;])\s*")
+
+
+def _names_its_antecedent(question: str, language: Language) -> bool:
+    """A pronoun whose antecedent an earlier sentence of the same message names: "I forgot
+    my password. How do I reset it?", "我的电脑丢了。它里面有客户资料怎么办？". The
+    pronoun stands for that sentence's thing, not the thread's, when that sentence has words
+    of its own and no pronoun or demonstrative pointing back itself ("I tried that. Is it
+    still broken?" still leans on the thread)."""
+    pieces = [p for p in _SENTENCE_END.split(question.strip()) if p]
+    first = next((i for i, p in enumerate(pieces) if has_pronoun(p, language)), 0)
+    if first == 0:
+        return False
+    refer = _REFER_ZH if language == "zh" else _REFER_EN
+    before = pieces[:first]
+    if any(refer.search(p) for p in before):
+        return False
+    if language == "zh":
+        return any(len(w) >= 2 for p in before if not _THANKS_ZH.search(p)
+                   for w in chinese_nouns(p))
+    return any(len(content_terms(p)) >= 2 for p in before)
+
+
 def _asks_about(question: str, language: Language) -> bool:
     """"What about …?" / "X呢？": the earlier question asked of something else."""
     if language == "en":
@@ -178,8 +204,22 @@ def last_answered(history: list[Turn]) -> Turn | None:
     return turns[-1] if turns else None
 
 
+# A question that asks the earlier one again of another thing or case, and nothing else:
+# "如果用了持久化还不行呢", "那内存碎片率很高呢？", "what about contractors?", "what if it fails?".
+_ELLIPSIS_ZH = re.compile(r"呢\s*[？?]?\s*$")
+_ELLIPSIS_EN = re.compile(r"^\s*(?:and\s+)?(?:what about|how about|what if|and if|and for)\b",
+                          re.I)
+
+
+def asks_again(question: str, language: Language) -> bool:
+    """``question`` is an ellipsis: the earlier question asked of another thing or case."""
+    if language == "zh":
+        return bool(_ELLIPSIS_ZH.search(question)) and not _ASKS_ZH.search(question)
+    return bool(_ELLIPSIS_EN.match(question))
+
+
 def topic_terms(history: list[Turn], limit: int = MAX_BORROWED,
-                language: Language | None = None) -> list[str]:
+                language: Language | None = None, parallel: bool = False) -> list[str]:
     """What the thread's latest answered turn was about: its own terms, those its answer
     repeats first (the answer confirms them as the topic), then the terms that turn had
     itself borrowed, then its cited title when the title shares one of its terms (a title
@@ -188,7 +228,11 @@ def topic_terms(history: list[Turn], limit: int = MAX_BORROWED,
     For a question in ``language`` after a turn asked in the other one ("Is it refunded
     too?" after "出差打车能报销吗？"), the topic is named in the asker's language when the
     cited document's title is in it ("Travel Expense Policy"): a Chinese word in an
-    English query finds nothing in the English documents the thread was answered from."""
+    English query finds nothing in the English documents the thread was answered from.
+
+    With ``parallel``, the question is an ellipsis after an ellipsis ("那内存碎片率很高呢？"
+    after "如果用了持久化还不行呢"): it asks the thread's question of a new case in place of
+    the earlier one, so the topic is what that turn had itself borrowed, not its case."""
     turns = _answered(history)
     if not turns:
         return []
@@ -198,6 +242,8 @@ def topic_terms(history: list[Turn], limit: int = MAX_BORROWED,
     ranked = [t for t in own if norm(t) in said] + [t for t in own if norm(t) not in said]
     asked = set(content_terms(last["question"]))
     inherited = [t for t in content_terms(last["rewritten"]) if t not in asked and t not in own]
+    if parallel and inherited and asks_again(last["question"], language_of(last["question"])):
+        ranked = []
     out = list(dict.fromkeys([*ranked, *inherited]))
     for doc in last["cited"][:1]:
         title = content_terms(doc["title"])

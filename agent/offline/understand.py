@@ -6,7 +6,15 @@ import re
 
 from agent.offline.ellipsis import restated_terms, substitute
 from agent.offline.route import is_chitchat
-from agent.offline.topic import SHORT, has_pronoun, last_answered, refers_back, rewrite, topic_terms
+from agent.offline.topic import (
+    SHORT,
+    asks_again,
+    has_pronoun,
+    last_answered,
+    refers_back,
+    rewrite,
+    topic_terms,
+)
 from agent.state import ThreadContext, TopicEvidence, Turn, Understanding, UnderstandInput
 from agent.text import content_terms, norm
 from agent.wording import standard_chinese
@@ -86,7 +94,8 @@ def understand(inp: UnderstandInput) -> Understanding:
         entities = restated_terms(question, language, slot)
     elif follow:
         present = norm(question)
-        borrowed = [t for t in topic_terms(history, language=language)
+        borrowed = [t for t in topic_terms(history, language=language,
+                                           parallel=asks_again(question, language))
                     if norm(t) not in present]
         query = rewrite(query, language, borrowed)
     time_match = _TIME.search(query)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-Kind = Literal["who", "contact", "where", "how_soon", "consequence"]
+Kind = Literal["who", "contact", "where", "how_soon", "consequence", "permission"]
 
 # "who" asking who acts or whom to turn to, as duties and procedures are asked: "who do I
 # report it to", "who has to approve that", "whom should I ask", "which team handles it",
@@ -68,6 +68,18 @@ _ASKS_CONSEQUENCE = re.compile(
     r"(?:会|将)(?:怎样|怎么样|如何)|会发生什么|(?:什么|有何)后果|后果是什么|"
     r"会有什么(?:影响|处罚|后果))", re.I)
 
+# Whether something may be done in a case the question names: "Can I still ship a normal
+# release during the change freeze?", "Am I allowed to expense a gym?", "封网期间能发版吗？".
+# A bare "can I …?" asks how as often as whether ("Can I get a loaner?"); the case ("during",
+# "while", "期间", "时") makes it a question of what the rules allow then.
+_ASKS_PERMISSION = re.compile(
+    r"(^\s*(?:can|may)\s+(?:I|we|you|employees|staff|contractors|interns)\s+(?:still\s+)?"
+    r"[^?]{0,60}\b(?:during|while|in the middle of|over|on a|on an)\b|"
+    r"\b(?:am I|are we|is it|are (?:employees|staff|contractors|interns))\s+"
+    r"(?:allowed|permitted)\b|"
+    r"(?:期间|(?<![么何啥当那小])时(?!候)|(?<!什么)时候|当天)[^，,。？?]{0,12}(?:能|可以|能不能|可不可以|允许)[^，,。？?]{0,12}"
+    r"[吗么]?\s*[？?]?\s*$)",
+    re.I)
 _EN_NUM = r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|thirty)"
 _WEEKDAY_EN = r"(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)days?"
 
@@ -117,20 +129,30 @@ _CONSEQUENCE = re.compile(
     r"将(?:会|被|自动)|会被|视为|升级|导致|扣除|不予|不再)",
     re.I)
 
+# What the rules allow or forbid: "not allowed", "除紧急修复外不接受任何生产变更", "only …",
+# "needs VP approval". A plain "can" is no rule: every how-to says what one can do.
+_PERMISSION = re.compile(
+    r"(\b(?:not |only )?(?:allowed|permitted|accepted)\b|\bprohibited\b|\bforbidden\b|"
+    r"\bmay not\b|\bmust not\b|\bcannot\b|\bexcept\b|\bno \w+ (?:is|are) (?:allowed|accepted)\b|"
+    r"\b(?:needs?|requires?) (?:[\w-]+ ){0,2}approval\b|"
+    r"不得|禁止|不允许|不接受|不予|除[^，,。；;]{1,16}(?:外|以外)|仅限|只能|须经|需经|需要?[^，,。；;]{0,8}审批)",
+    re.I)
+
 _PATTERNS: dict[Kind, re.Pattern[str]] = {
     "who": _WHO, "contact": _CONTACT, "where": _WHERE, "how_soon": _SOON,
-    "consequence": _CONSEQUENCE}
+    "consequence": _CONSEQUENCE, "permission": _PERMISSION}
 
 
 def asked_kinds(question: str) -> list[Kind]:
-    """The kinds of answer ``question`` asks for among who, whom to contact, where, how soon
-    and what happens ("I lost my laptop, who do I report it to?" -> ``["contact"]``); ``[]``
-    for none."""
+    """The kinds of answer ``question`` asks for among who, whom to contact, where, how soon,
+    what happens and what the rules allow in a case ("I lost my laptop, who do I report it
+    to?" -> ``["contact"]``); ``[]`` for none."""
     out: list[Kind] = []
     if _ASKS_WHO.search(question):
         out.append("who" if _ASKS_AUTHORITY.search(question) else "contact")
     asks: list[tuple[Kind, re.Pattern[str]]] = [
-        ("where", _ASKS_WHERE), ("how_soon", _ASKS_SOON), ("consequence", _ASKS_CONSEQUENCE)]
+        ("where", _ASKS_WHERE), ("how_soon", _ASKS_SOON), ("consequence", _ASKS_CONSEQUENCE),
+        ("permission", _ASKS_PERMISSION)]
     return out + [kind for kind, pattern in asks if pattern.search(question)]
 
 

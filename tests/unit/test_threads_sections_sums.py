@@ -1,11 +1,12 @@
 """Reading rules for threads, sections and sums: a pronoun whose antecedent the same message
 names, an ellipsis after an ellipsis, a pointer to a numbered section, an FAQ question in
 several sentences, a noun that names a sum of money, a hyphen read as a space, the asker's
-hedges, and a question for what to provide."""
+hedges, a question for what to provide, and one for what the rules allow in a case."""
 
 from __future__ import annotations
 
 from agent.engine import OfflineEngine
+from agent.offline.answer_kinds import asked_kinds, holds_kind
 from agent.offline.kinds import asked_value
 from agent.offline.layout import quotable_units
 from agent.offline.pointers import is_section, section_pointed
@@ -184,3 +185,30 @@ def test_a_question_for_what_to_provide_is_answered_by_the_list_its_heading_name
     texts = [s["text"] for s in draft["sentences"]]
     assert any("photo ID" in t for t in texts)
     assert any("confidentiality form" in t for t in texts)
+
+
+# ------------------------------------------------------- what the rules allow in a case
+
+def test_whether_something_may_be_done_in_a_case_asks_what_the_rules_allow() -> None:
+    assert asked_kinds("Can I still merge a feature during the audit week?") == ["permission"]
+    assert asked_kinds("盘点期间能领用笔记本吗？") == ["permission"]
+    assert asked_kinds("Am I allowed to expense a gym membership?") == ["permission"]
+    # how to get something, asked as "can I": no rule is asked for; nor by a time that is
+    # no case ("什么时候", "2 个小时", "当时")
+    assert asked_kinds("Can I get a loaner laptop?") == []
+    assert asked_kinds("培训要 2 个小时，能带笔记本吗？") == []
+    assert asked_kinds("当时能不能先重启？") == []
+    assert holds_kind(["permission"], "盘点期间除报废设备外不接受任何领用申请。")
+    assert holds_kind(["permission"], "Merges need release-manager approval that week.")
+    assert not holds_kind(["permission"], "盘点时间：6月28日 至 6月30日。")
+
+
+def test_a_rule_for_the_case_answers_before_the_case_s_dates() -> None:
+    title = "2027 盘点安排"
+    dates = passage(1, "- 年中盘点：6月28日 9:00 至 6月30日 18:00；\n"
+                       "- 年终盘点：12月27日 9:00 至 12月29日 18:00。",
+                    [title, "盘点时间"], doc_id="stocktake", title=title)
+    rule = passage(2, "盘点期间除报废设备外不接受任何笔记本领用申请，急需设备的请联系 IT 服务台。",
+                   [title], doc_id="stocktake", title=title, rank=1)
+    draft = ask("年中盘点期间能领用笔记本吗？", [dates, rule])
+    assert draft["sentences"][0]["text"].startswith("盘点期间除报废设备外不接受")

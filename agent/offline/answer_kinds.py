@@ -1,11 +1,13 @@
-"""Questions that ask who, where, how soon or what happens, and the sentences that answer them.
+"""Questions that ask who, where, how soon, what happens or what is allowed, and the sentences
+that answer them.
 
 "Who do I report it to?" is answered by a sentence naming someone to turn to: a role or team
 ("your manager", "the service desk", "部门负责人"), a channel ("#it-help"), an extension or an
 address. "How soon do I get one?" / "多久能到账" by a point in time counted from the asker's
 event ("the same day", "within five business days", "次日", "每周二、周五"), not by any span
 ("the first loss in three years"). "Where do I …" / "在哪里…" by a place, system or link;
-"what happens if …" / "会怎样" by a sentence that states a condition and what follows it. A
+"what happens if …" / "会怎样" by a sentence that states a condition and what follows it;
+"can I … during …" / "…期间能…吗" by a sentence stating what the rules allow or forbid. A
 document's sentence about the same topic that names none of these ("Use this runbook when an
 employee reports a lost laptop") holds the question's words but not its answer.
 

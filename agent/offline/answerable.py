@@ -600,12 +600,8 @@ def _missing_detail(question: str, texts: list[str], alternatives: Alternatives 
     # allowance without its sum, "a weekly allowance of CNY 1,000" for on-call gives it.
     named = {w for w in content_terms(question) if has_cjk(w)}
     subject = {w for w in named if w not in asked}
-    def gives(t: str) -> bool:
-        if clauses:
-            return named <= held_terms(t, sorted(named), alternatives)
-        return subject <= held_terms(t, sorted(subject), alternatives)
-
-    if subject and any(_NUMBER.search(t) and gives(t)
+    needed = named if clauses else subject
+    if subject and any(_NUMBER.search(t) and needed <= held_terms(t, sorted(needed), alternatives)
                        for t in texts if language_of(t) != "zh"):
         return None
     # Named but given no value: say which value ("医疗费的具体数值"), not that the noun is

@@ -91,7 +91,6 @@ def senses(inp: GenerateInput) -> Alternatives:
 
 _NUMERIC = re.compile(r"(多少|几|哪一年|哪年|何时|什么时候|\bhow (many|much|long|old)\b|"
                       r"\bwhat year\b|\bwhen\b)", re.I)
-# A sentence that announces what follows ("需要检查以下几点：") says nothing by itself.
 _DIGIT = re.compile(r"[0-9０-９一二三四五六七八九十百千万]")
 _CODE = re.compile(r"^\s*(```|\$ |redis-cli|kubectl|SELECT |[a-z_]+\s*=\s*)")
 
@@ -301,7 +300,8 @@ def rank_sentences(inp: GenerateInput, terms: list[str],
     # report) is held by every sentence of it: the name alone picks no sentence there.
     titled = _titled_names(inp, terms, alternatives)
     for n, p in enumerate(passages, start=1):
-        frame_terms = terms_of(frame(p), terms, alternatives)
+        # The passage's title and headings, read once for all its sentences.
+        frame_terms = terms_of(framing := frame(p), terms, alternatives)
         around = passage_periods(p) if asked_periods else set()
         flagged = [norm(span) for span in suspicious_spans(p["text"])]
         own = p["heading_path"][-1] if p["heading_path"] else ""
@@ -332,7 +332,7 @@ def rank_sentences(inp: GenerateInput, terms: list[str],
                     or (section is not None and section.search(heading))
                     or (command and holds_command(s)) or (meaning and holds_meaning(s))):
                 holding.add((n, s))
-            period[(n, s)] = period_fit(asked_periods, s, frame(p), around)
+            period[(n, s)] = period_fit(asked_periods, s, framing, around)
             score = (weighted_share(terms, idf, st | titled[n - 1])
                      + 0.3 * weighted_share(terms, idf, st | framed)
                      + 0.4 * fit[n - 1] + (0.15 if wants_number and _DIGIT.search(s) else 0)
